@@ -1,0 +1,449 @@
+"""The Pitch game state machine: deal, bid, declare, exchange, play, score, next hand.
+
+``Game`` is plain data. ``legal_actions()`` and ``apply(action)`` are the only way it changes,
+``clone()`` copies it cheaply for search. Actions are indices of the rules' ActionLayout
+(names in GAME_RECORD.md). The engine imports nothing from the environment, agents or training.
+"""
+
+from __future__ import annotations
+
+import random
+
+from .actions import ActionLayout
+from .cards import CARD_NAMES, SUITS, cards_in, mask_of, parse_cards, trump_table
+from .rules import EXCHANGE_HAND_SIZE, Rules, rules as make_rules
+from .scoring import SHOOT, HandResult, game_winner, score_hand
+
+PASS = 0
+BID, DECLARE, STOCK, DISCARD, PLAY, OVER = range(6)
+PHASES = ("bid", "declare", "stock", "discard", "play", "over")
+
+
+class IllegalActionError(ValueError):
+    """An action the rules do not allow now; the game state is left unchanged."""
+
+
+def bid_name(bid: int) -> str:
+    return "pass" if bid == PASS else ("shoot" if bid == SHOOT else str(bid))
+
+
+def _popcount(m: int) -> int:
+    return m.bit_count()
+
+
+class Game:
+    """One game of Pitch, hand after hand, until a side wins or ``max_hands`` is reached.
+
+    ``deals`` (optional) fixes the cards of the first hands instead of the seeded shuffle:
+    a list of ``{"deal": [cards per seat], "stock": [cards, top first]}`` or plain lists of
+    hands, cards as notation strings or ints. This is how tests write hands out and how
+    records are replayed.
+    """
+
+    __slots__ = (
+        "rules", "layout", "seed", "deals", "scores", "hand_number", "dealer", "phase",
+        "current_seat", "hands", "winner", "truncated", "finished",
+        # the hand in progress
+        "dealt", "stock", "stock_pos", "bids", "high_bid", "high_bidder", "pitcher", "contract",
+        "trump", "table", "draws", "discards", "stock_to", "discard_queue", "in_play",
+        "captured", "trick", "trick_order", "leader", "tricks", "played", "_legal",
+        "last_result",
+    )
+
+    def __init__(self, rules: Rules | str = "setback", seed: int | None = None, deals=None, **options):
+        if isinstance(rules, str) or options:
+            rules = make_rules(rules, **options)
+        self.rules = rules
+        self.layout = ActionLayout(rules)
+        self.seed = random.SystemRandom().randrange(2**63) if seed is None else int(seed)
+        self.deals = [_normalise_deal(d, rules) for d in deals] if deals else []
+        self.scores = [0] * rules.num_sides
+        self.winner = None
+        self.truncated = False
+        self.finished = []  # records of finished hands (dicts, never changed once added)
+        self.last_result = None
+        self.hand_number = 0
+        fd = rules.first_dealer
+        self.dealer = random.Random(f"pitch:{self.seed}:dealer").randrange(rules.num_players) if fd == "random" else fd
+        self.dealer = (self.dealer - 1) % rules.num_players  # _start_hand passes the deal left
+        self._start_hand()
+
+    # ------------------------------------------------------------------ public API
+    @property
+    def is_over(self) -> bool:
+        return self.phase == OVER
+
+    @property
+    def phase_name(self) -> str:
+        return PHASES[self.phase]
+
+    def legal_actions(self) -> list[int]:
+        """Indices of the actions the seat to move may take (empty once the game is over)."""
+        if self._legal is None:
+            self._legal = self._compute_legal()
+        return self._legal
+
+    def apply(self, action: int) -> None:
+        """Take ``action`` for ``current_seat``. An illegal action raises IllegalActionError
+        and changes nothing."""
+        legal = self.legal_actions()
+        if action not in legal or isinstance(action, bool):
+            raise IllegalActionError(self._illegal_message(action))
+        self._legal = None
+        action = int(action)
+        phase = self.phase
+        if phase == PLAY:
+            self._play(action - self.layout.play_base)
+        elif phase == BID:
+            self._bid(action)
+        elif phase == DECLARE:
+            self._declare(action - self.layout.trump_base)
+        elif phase == STOCK:
+            self._give_stock(action == self.layout.stock_give)
+        else:
+            self._discard(action - self.layout.discard_base)
+
+    def apply_name(self, name: str) -> None:
+        self.apply(self.layout.action(name))
+
+    def action_name(self, action: int) -> str:
+        return self.layout.name(action)
+
+    def action_index(self, name: str) -> int:
+        return self.layout.action(name)
+
+    def legal_action_names(self) -> list[str]:
+        return [self.layout.names[a] for a in self.legal_actions()]
+
+    def clone(self) -> "Game":
+        g = object.__new__(Game)
+        for name in _SHARED:
+            setattr(g, name, getattr(self, name))
+        g.scores = list(self.scores)
+        g.hands = list(self.hands)
+        g.bids = list(self.bids)
+        g.draws = [list(d) for d in self.draws]
+        g.discards = [list(d) for d in self.discards]
+        g.discard_queue = list(self.discard_queue)
+        g.captured = list(self.captured)
+        g.trick = list(self.trick)
+        g.trick_order = list(self.trick_order)
+        g.tricks = list(self.tricks)
+        return g
+
+    def side_of(self, seat: int) -> int:
+        return self.rules.side_of(seat)
+
+    def hand_cards(self, seat: int) -> list[int]:
+        return cards_in(self.hands[seat])
+
+    def game_record(self) -> dict:
+        from .record import game_record
+
+        return game_record(self)
+
+    # ------------------------------------------------------------------ dealing
+    def _start_hand(self) -> None:
+        r = self.rules
+        n = r.num_players
+        self.hand_number += 1
+        self.dealer = (self.dealer + 1) % n
+        if self.hand_number <= len(self.deals):
+            dealt, stock = self.deals[self.hand_number - 1]
+        else:
+            dealt, stock = _shuffle_and_deal(r, self.dealer, random.Random(f"pitch:{self.seed}:{self.hand_number}"))
+        self.dealt = dealt
+        self.stock = stock
+        self.stock_pos = 0
+        self.hands = [mask_of(h) for h in dealt]
+        self.bids = []
+        self.high_bid = PASS
+        self.high_bidder = None
+        self.pitcher = None
+        self.contract = None
+        self.trump = None
+        self.table = None
+        self.draws = [[] for _ in range(n)]
+        self.discards = [[] for _ in range(n)]
+        self.stock_to = None
+        self.discard_queue = []
+        self.in_play = None
+        self.captured = [0] * n
+        self.trick = []
+        self.trick_order = []
+        self.leader = None
+        self.tricks = []
+        self.played = 0
+        self.phase = BID
+        self.current_seat = (self.dealer + 1) % n
+        self._legal = None
+
+    # ------------------------------------------------------------------ bidding
+    def _compute_legal(self) -> list[int]:
+        phase = self.phase
+        lay = self.layout
+        if phase == PLAY:
+            base = lay.play_base
+            return [base + c for c in cards_in(self._playable(self.current_seat))]
+        if phase == BID:
+            return self._legal_bids()
+        if phase == DECLARE:
+            return [lay.trump_base + s for s in range(4)]
+        if phase == STOCK:
+            return [lay.stock_keep, lay.stock_give]
+        if phase == DISCARD:
+            base = lay.discard_base
+            return [base + c for c in cards_in(self.hands[self.current_seat])]
+        return []
+
+    def _legal_bids(self) -> list[int]:
+        r, lay = self.rules, self.layout
+        seat = self.current_seat
+        is_dealer = seat == self.dealer
+        high = self.high_bid
+        stuck = is_dealer and r.all_pass == "stick_dealer" and high == PASS
+        out = [] if stuck else [0]
+        if high != SHOOT:
+            lowest = high + 1
+            if is_dealer and r.dealer_may_steal and high != PASS:
+                lowest = high
+            if stuck:
+                lowest = max(lowest, r.stick_min)
+            out += [lay.bid_index[b] for b in range(max(lowest, r.min_bid), r.max_bid + 1)]
+            if r.shoot == "moon" or (r.shoot == "dealer_double" and is_dealer):
+                out.append(lay.shoot)
+        return out
+
+    def _bid(self, action: int) -> None:
+        r = self.rules
+        seat = self.current_seat
+        bid = PASS if action == 0 else (SHOOT if action == self.layout.shoot else r.min_bid + action - 1)
+        self.bids.append((seat, bid))
+        if bid != PASS:  # legal bids always top the high bid, or steal it as the dealer
+            self.high_bid, self.high_bidder = bid, seat
+        end = r.bid_ends_auction
+        closes = bid != PASS and end is not None and (
+            (end == "shoot" and bid == SHOOT) or (end != "shoot" and bid != SHOOT and bid >= end)
+        )
+        if not closes and seat != self.dealer:
+            self.current_seat = (seat + 1) % r.num_players
+            return
+        if self.high_bidder is None:  # everybody passed and all_pass=redeal: throw the hand in
+            self._finish_hand(None)
+            return
+        self.pitcher, self.contract = self.high_bidder, self.high_bid
+        self.current_seat = self.pitcher
+        if r.trump_by == "declare":
+            self.phase = DECLARE
+        else:
+            self._start_play()
+
+    # ------------------------------------------------------------------ trump and exchange
+    def _declare(self, suit: int) -> None:
+        self._set_trump(suit)
+        if self.rules.uses_stock:
+            self._exchange()
+        else:
+            self._start_play()
+
+    def _set_trump(self, suit: int) -> None:
+        self.trump = suit
+        self.table = trump_table(suit, self.rules.deck, self.rules.off_jack)
+
+    def _exchange(self) -> None:
+        """Seed 002: discard non-trumps, refill to 6 from the stock from the dealer's left."""
+        n = self.rules.num_players
+        trumps = self.table.trump_mask
+        for seat in range(n):
+            self.discards[seat] += [c for c in self.dealt[seat] if not trumps >> c & 1]
+            self.hands[seat] &= trumps
+        for i in range(1, n + 1):
+            seat = (self.dealer + i) % n
+            need = EXCHANGE_HAND_SIZE - _popcount(self.hands[seat])
+            if need > 0:
+                self._draw(seat, need)
+        if self.stock_pos < len(self.stock) and self.rules.partnerships:
+            self.phase, self.current_seat = STOCK, self.pitcher
+        else:
+            if self.stock_pos < len(self.stock):  # solo: the pitcher has nobody to give it to
+                self._give_stock(False)
+            else:
+                self._start_discards()
+
+    def _draw(self, seat: int, count: int) -> None:
+        drawn = self.stock[self.stock_pos:self.stock_pos + count]
+        self.stock_pos += len(drawn)
+        self.draws[seat] += drawn
+        trumps = self.table.trump_mask
+        for c in drawn:
+            if trumps >> c & 1:
+                self.hands[seat] |= 1 << c
+            else:  # a drawn non-trump could never be played
+                self.discards[seat].append(c)
+
+    def _give_stock(self, give: bool) -> None:
+        k = self.rules.num_sides
+        self.stock_to = (self.pitcher + k) % self.rules.num_players if give else self.pitcher
+        self._draw(self.stock_to, len(self.stock) - self.stock_pos)
+        self._start_discards()
+
+    def _start_discards(self) -> None:
+        n = self.rules.num_players
+        self.discard_queue = [
+            (self.dealer + i) % n for i in range(1, n + 1)
+            if _popcount(self.hands[(self.dealer + i) % n]) > EXCHANGE_HAND_SIZE
+        ]
+        self._next_discarder()
+
+    def _next_discarder(self) -> None:
+        if self.discard_queue:
+            self.phase, self.current_seat = DISCARD, self.discard_queue[0]
+        else:
+            self._start_play()
+
+    def _discard(self, card: int) -> None:
+        seat = self.current_seat
+        self.hands[seat] &= ~(1 << card)
+        self.discards[seat].append(card)
+        if _popcount(self.hands[seat]) <= EXCHANGE_HAND_SIZE:
+            self.discard_queue.pop(0)
+            self._next_discarder()
+
+    # ------------------------------------------------------------------ trick play
+    def _start_play(self) -> None:
+        self.phase = PLAY
+        self.in_play = tuple(self.hands)
+        self._start_trick(self.pitcher)
+
+    def _start_trick(self, leader: int) -> None:
+        """The leader, or if it holds no card the next seat to its left that does, leads."""
+        n = self.rules.num_players
+        order = [(leader + i) % n for i in range(n) if self.hands[(leader + i) % n]]
+        if not order:  # nobody holds a card: the hand is over
+            self._finish_hand(self.pitcher)
+            return
+        self.trick_order = order
+        self.trick = []
+        self.leader = self.current_seat = order[0]
+
+    def _playable(self, seat: int) -> int:
+        r = self.rules
+        hand = self.hands[seat]
+        table = self.table
+        if r.follow == "trumps_only":
+            return hand & table.trump_mask
+        if not self.trick or r.follow == "any":
+            return hand
+        led = table.suit[self.trick[0][1]]
+        following = hand & table.suit_masks[led]
+        return following | (hand & table.trump_mask) if following else hand
+
+    def _play(self, card: int) -> None:
+        seat = self.current_seat
+        self.hands[seat] &= ~(1 << card)
+        self.played |= 1 << card
+        if self.table is None:  # trump_by=first_lead: the pitch sets trump
+            self._set_trump(card // 13)
+        self.trick.append((seat, card))
+        if len(self.trick) < len(self.trick_order):
+            self.current_seat = self.trick_order[len(self.trick)]
+            return
+        winner = self._trick_winner()
+        for _, c in self.trick:
+            self.captured[winner] |= 1 << c
+        self.tricks.append((self.leader, tuple(self.trick), winner))
+        self.trick = []
+        self._start_trick(winner)
+
+    def _trick_winner(self) -> int:
+        table = self.table
+        strength, suit = table.strength, table.suit
+        led = suit[self.trick[0][1]]
+        best_seat, best_key = None, -1
+        for seat, card in self.trick:
+            # Any trump beats every non-trump; among non-trumps only the suit led can win.
+            key = 100 + strength[card] if strength[card] else (card % 13 if suit[card] == led else -1)
+            if key > best_key:
+                best_seat, best_key = seat, key
+        return best_seat
+
+    # ------------------------------------------------------------------ end of hand
+    def _finish_hand(self, pitcher: int | None) -> None:
+        from .record import hand_record
+
+        r = self.rules
+        result = None
+        winner = None
+        if pitcher is not None:
+            result = score_hand(r, self.table, self.in_play, self.captured, pitcher, self.contract, self.scores)
+            for side, change in enumerate(result.score_change):
+                self.scores[side] += change
+            winner = game_winner(r, self.scores, pitcher, result.moon)
+        self.last_result = result
+        self.finished = self.finished + [hand_record(self, result)]
+        if winner is not None:
+            self.winner = winner
+        elif self.hand_number >= r.max_hands:
+            self.truncated = True
+        if winner is not None or self.truncated:
+            self.phase, self.current_seat, self._legal = OVER, None, []
+            return
+        self._start_hand()
+
+    def _illegal_message(self, action) -> str:
+        legal = ", ".join(self.legal_action_names())
+        if self.phase == OVER:
+            return f"the game is over (winner: side {self.winner}); no action can be taken. Start a new game."
+        try:
+            name = self.layout.name(action)
+        except ValueError as e:
+            return f"{e}. Legal now for seat {self.current_seat}: {legal}"
+        return (f"illegal action {name!r} ({action}) for seat {self.current_seat} in the "
+                f"{PHASES[self.phase]} phase; legal now: {legal}")
+
+
+# Fields a clone may share: immutable values, or lists replaced (never mutated) by the engine.
+_SHARED = tuple(
+    n for n in Game.__slots__
+    if n not in ("scores", "hands", "bids", "draws", "discards", "discard_queue", "captured",
+                 "trick", "trick_order", "tricks")
+)
+
+
+def _shuffle_and_deal(r: Rules, dealer: int, rng: random.Random):
+    """Shuffle, then deal in packets of three from the dealer's left; the rest is the stock."""
+    deck = list(range(r.deck))
+    rng.shuffle(deck)
+    n = r.num_players
+    hands = [[] for _ in range(n)]
+    pos = 0
+    while pos < n * r.hand_size:
+        for i in range(1, n + 1):
+            seat = (dealer + i) % n
+            take = min(3, r.hand_size - len(hands[seat]))
+            hands[seat] += deck[pos:pos + take]
+            pos += take
+    return tuple(tuple(h) for h in hands), tuple(deck[pos:])
+
+
+def _normalise_deal(d, r: Rules):
+    """A user-written deal → (hands, stock) of card ints, checked card by card."""
+    if isinstance(d, dict):
+        hands, stock = d["deal"], d.get("stock") or []
+    else:
+        hands, stock = d, []
+    hands = [parse_cards(h) if isinstance(h, (str, list)) and h and isinstance(h if isinstance(h, str) else h[0], str) else list(h) for h in hands]
+    stock = parse_cards(stock) if stock and isinstance(stock if isinstance(stock, str) else stock[0], str) else list(stock)
+    if len(hands) != r.num_players:
+        raise ValueError(f"a deal needs {r.num_players} hands (one per seat), got {len(hands)}")
+    for seat, h in enumerate(hands):
+        if len(h) != r.hand_size:
+            raise ValueError(f"seat {seat} was dealt {len(h)} cards; these rules deal {r.hand_size}")
+    cards = [c for h in hands for c in h] + stock
+    if len(set(cards)) != len(cards):
+        raise ValueError("a deal holds some card twice")
+    if any(c >= r.deck for c in cards):
+        raise ValueError(f"a deal holds a joker, but these rules use the {r.deck}-card deck")
+    if r.uses_stock and not stock:
+        stock = sorted(set(range(r.deck)) - set(cards))
+    return tuple(tuple(h) for h in hands), tuple(stock)
