@@ -1,0 +1,59 @@
+"""Agents that play Pitch through the PettingZoo env, and ``make(spec, env)`` to build one by name.
+
+Every agent has ``act(observation, info) -> action index`` (the two values ``env.last()`` gives) and
+``reset(seed=None)``, called at the start of each game. Specs: ``random``, ``heuristic``,
+``pimc:N`` (N sampled worlds per decision), ``checkpoint:PATH``, ``human``.
+"""
+
+from __future__ import annotations
+
+from .base import Agent, RandomAgent
+
+SPEC_FORMS = ("random", "heuristic", "pimc:N", "checkpoint:PATH", "human")
+
+__all__ = ["Agent", "RandomAgent", "make", "SPEC_FORMS", "spec_error"]
+
+
+def spec_error(spec) -> ValueError:
+    return ValueError(f"unknown agent spec {spec!r}: use one of {', '.join(SPEC_FORMS)} "
+                      "(e.g. 'pimc:20', 'checkpoint:runs/setback/best.pt')")
+
+
+def make(spec: str, env, seed: int | None = None) -> Agent:
+    """Build the agent ``spec`` names for ``env`` (its rules and action layout)."""
+    if not isinstance(spec, str):
+        raise spec_error(spec)
+    kind, _, arg = spec.strip().partition(":")
+    kind = kind.lower()
+    if kind == "random" and not arg:
+        return RandomAgent(env, seed=seed)
+    if kind == "heuristic" and not arg:
+        from .heuristic import HeuristicAgent
+
+        return HeuristicAgent(env, seed=seed)
+    if kind == "pimc":
+        from .pimc import DEFAULT_WORLDS, PIMCAgent
+
+        try:
+            worlds = int(arg) if arg else DEFAULT_WORLDS
+        except ValueError:
+            raise ValueError(f"agent spec {spec!r}: N in 'pimc:N' must be a whole number of worlds, e.g. 'pimc:20'") from None
+        if worlds < 1:
+            raise ValueError(f"agent spec {spec!r}: 'pimc:N' needs at least 1 world")
+        return PIMCAgent(env, worlds=worlds, seed=seed)
+    if kind == "checkpoint":
+        if not arg:
+            raise ValueError(f"agent spec {spec!r}: name the file, e.g. 'checkpoint:runs/setback/best.pt'")
+        try:
+            from .checkpoint import CheckpointAgent
+        except ModuleNotFoundError as e:
+            if e.name not in ("agents.checkpoint",):
+                raise
+            raise ValueError(f"agent spec {spec!r}: checkpoint agents are not available yet "
+                             "(agents/checkpoint.py, written with the training code, is missing)") from None
+        return CheckpointAgent(arg, env)
+    if kind == "human" and not arg:
+        from .human import HumanAgent
+
+        return HumanAgent(env)
+    raise spec_error(spec)

@@ -1,0 +1,51 @@
+"""The one agent interface: ``act(observation, info) -> action index``, plus ``reset`` at game start.
+
+``observation`` and ``info`` are exactly what ``env.last()`` returns; an agent reads the rules
+(public) from the env it was built for and never the engine's hidden state.
+"""
+
+from __future__ import annotations
+
+import random
+
+from pitch_env.actions import ActionLayout
+
+
+class Agent:
+    """Base class. Subclasses implement ``act``; those with per-game memory override ``reset``."""
+
+    name = "agent"
+
+    def __init__(self, env, seed: int | None = None):
+        raw = env.unwrapped
+        self.rules = raw.rules  # public: every seat knows the rules
+        self.layout = ActionLayout(self.rules)  # the env's action indices and names
+        self.rng = random.Random(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        """Called at the start of every game; ``seed`` makes a seeded agent's game reproducible."""
+        if seed is not None:
+            self.rng.seed(seed)
+
+    def act(self, observation, info) -> int:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r})"
+
+
+def legal_actions(observation, info) -> list[int]:
+    """Legal action indices: ``info["legal_actions"]``, else the action mask."""
+    legal = info.get("legal_actions") if info else None
+    if legal is None:
+        legal = [i for i, m in enumerate(observation["action_mask"]) if m]
+    return [int(a) for a in legal]
+
+
+class RandomAgent(Agent):
+    """Uniform over the legal actions, from its own seeded RNG."""
+
+    name = "random"
+
+    def act(self, observation, info) -> int:
+        return self.rng.choice(legal_actions(observation, info))

@@ -1,0 +1,133 @@
+"""Hand evaluation and bidding: the points a hand should win with each suit as trump, and the bid.
+
+Estimates are simple probabilities from the seat's own cards (how likely each higher or lower
+trump is to sit with an opponent), read from the rules object's fields, never from preset names.
+"""
+
+from __future__ import annotations
+
+from pitch_env.cards import JACK, TEN, cards_in, trump_table
+from pitch_env.rules import EXCHANGE_HAND_SIZE, Rules
+from pitch_env.scoring import SHOOT, point_card_values
+
+# How far above its expected points a seat bids (a set costs the bid, so stay close).
+BID_MARGIN = 0.2
+# Bid harder when another side is this close to the target: it may go out next hand.
+DANGER = 2
+
+
+def expected_points(rules: Rules, hand: int, suit: int) -> float:
+    """Points this seat's side should win if this seat pitches with ``suit`` as trump."""
+    if rules.scoring == "ten_point":
+        return _expected_ten_point(rules, hand, suit)
+    return _expected_four_point(rules, hand, suit)
+
+
+def best_suit(rules: Rules, hand: int) -> tuple[int, float]:
+    """(suit, expected points) of the best trump suit among those the hand can name."""
+    best, best_e = -1, -1.0
+    for suit in range(4):
+        table = trump_table(suit, rules.deck, rules.off_jack)
+        if rules.trump_by == "first_lead" and not hand & table.suit_masks[suit]:
+            continue  # the pitch must be a card of the suit
+        e = expected_points(rules, hand, suit)
+        if e > best_e:
+            best, best_e = suit, e
+    return best, best_e
+
+
+def _odds(rules: Rules) -> tuple[float, float]:
+    """Chance that one given unseen card lies with an opponent, and with a partner."""
+    n, k = rules.num_players, rules.num_sides
+    per_seat = rules.hand_size / (rules.deck - rules.hand_size)
+    side_size = n // k
+    return (n - side_size) * per_seat, (side_size - 1) * per_seat
+
+
+def _expected_four_point(rules: Rules, hand: int, suit: int) -> float:
+    table = trump_table(suit, rules.deck, rules.off_jack)
+    mine = [c for c in table.order if hand >> c & 1]
+    if not mine:
+        return 0.0
+    p_opp, p_partner = _odds(rules)
+    keep = 1.0 - p_opp
+    order = table.order
+    strength = table.strength
+    top, low = strength[mine[-1]], strength[mine[0]]
+    e = keep ** (len(order) - top)  # High: no opponent holds a higher trump
+    low_p = keep ** (low - 1)
+    e += low_p if rules.low_to == "holder" else 0.5 * low_p + 0.1
+    jack = suit * 13 + JACK
+    above_jack = [c for c in order if strength[c] > strength[jack]]
+    if hand >> jack & 1:
+        safe = keep ** sum(1 for c in above_jack if not hand >> c & 1)
+        e += 0.95 * safe + 0.4 * (1 - safe)
+    else:
+        mine_above = sum(1 for c in above_jack if hand >> c & 1)
+        e += 0.8 * p_partner + 0.3 * p_opp * min(1.0, mine_above / 2)
+    tens = sum(1 for c in cards_in(hand) if c < 52 and c % 13 == TEN)
+    trump_ten = hand >> (suit * 13 + TEN) & 1
+    game = 1.0 / rules.num_sides + 0.07 * (len(mine) - 2) + 0.06 * tens + 0.1 * trump_ten
+    game += 0.03 * sum(1 for c in mine if strength[c] > strength[jack])
+    e += min(0.9, max(0.05, game))
+    return e
+
+
+def _expected_ten_point(rules: Rules, hand: int, suit: int) -> float:
+    table = trump_table(suit, rules.deck, rules.off_jack)
+    strength = table.strength
+    mine = [c for c in table.order if hand >> c & 1]
+    top_mine = sum(1 for c in table.order[-4:] if hand >> c & 1)  # the four highest trumps
+    total = 0.0
+    e = 0.0
+    for card, value in point_card_values(rules, table):
+        total += value
+        if hand >> card & 1:
+            higher_out = sum(1 for c in table.order if strength[c] > strength[card] and not hand >> c & 1)
+            if higher_out == 0:
+                e += value
+            elif strength[card] >= strength[suit * 13 + JACK] - 1:
+                e += value * 0.8 ** higher_out  # a high point card survives unless caught
+            else:
+                e += value * (0.35 + 0.1 * top_mine)  # a low one is won by whoever takes its trick
+    held = sum(v for c, v in point_card_values(rules, table) if hand >> c & 1)
+    # Points held elsewhere go to the side that wins their tricks; the refill adds trumps.
+    draws = max(0, EXCHANGE_HAND_SIZE - len(mine))
+    share = min(0.8, 0.3 + 0.08 * top_mine + 0.03 * len(mine) + 0.01 * draws)
+    e += (total - held) * share
+    return e
+
+
+def bid_value(rules: Rules, hand: int, scores, side: int) -> tuple[int, float]:
+    """(suit, points this hand is worth bidding): expected points plus a margin, larger when
+    another side is close to the target."""
+    suit, e = best_suit(rules, hand)
+    margin = BID_MARGIN
+    if any(s >= rules.target_score - DANGER for i, s in enumerate(scores) if i != side):
+        margin += 0.5
+    return suit, e + margin
+
+
+def choose_bid(rules: Rules, hand: int, seat: int, dealer: int, high_bid: int, high_bidder: int | None,
+               scores, legal_bids: dict[int, int]) -> int:
+    """The action index to bid. ``legal_bids`` maps bid value (0 pass, SHOOT) to action index."""
+    side = rules.side_of(seat)
+    _, worth = bid_value(rules, hand, scores, side)
+    numeric = sorted(b for b in legal_bids if 0 < b < SHOOT)
+    if SHOOT in legal_bids and worth >= rules.max_hand_points - 0.2:
+        return legal_bids[SHOOT]
+    if 0 not in legal_bids:  # stuck dealer: the cheapest bid, or more if the hand is worth it
+        affordable = [b for b in numeric if b <= worth] or numeric[:1]
+        return legal_bids[affordable[-1] if rules.made_scores == "bid" else affordable[0]]
+    partner_high = high_bidder is not None and rules.side_of(high_bidder) == side
+    if partner_high and worth < high_bid + 1.5:
+        return legal_bids[0]  # let partner play it
+    affordable = [b for b in numeric if b <= worth]
+    if not affordable:
+        return legal_bids[0]
+    if seat == dealer and rules.made_scores == "points_won":
+        # Last to speak, and a made contract scores the points won: the cheapest winning bid is
+        # as good as any and easier to make.
+        return legal_bids[affordable[0]]
+    # Otherwise bid full value: later seats must pay to take it, and a made "bid" scores the bid.
+    return legal_bids[affordable[-1]]

@@ -1,0 +1,298 @@
+"""Duplicate-deal tournaments: the same seeded deals replayed with the agents rotated through the seats.
+
+``run_tournament(variant, agents, games, seed)`` returns a ``TournamentResult`` (per-agent wins with
+Wilson intervals, score margins, points per hand, bids made, OpenSkill ratings when there are more
+than two agents, and every game's outcome). Results depend only on the arguments, not on ``workers``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Callable
+
+import pitch_env
+
+from .stats import Rating, openskill_ratings, wilson
+
+AgentSpec = str | Callable  # a spec for agents.make, or factory(env, seed) -> Agent (picklable for workers > 1)
+
+
+def seatings(rules, num_agents: int) -> list[list[int]]:
+    """One game's seating per rotation: the agent index at each seat.
+
+    Solo: seat ``s`` gets agent ``(s + r) mod k`` in rotation ``r`` (2 agents at 4 seats: ABAB,
+    BABA). Partnerships: every ordered choice of distinct agents for the sides (2 agents: the two
+    teams, then swapped). Either way each agent sits in every seat equally often.
+    """
+    n, k = rules.num_players, num_agents
+    if k < 1:
+        raise ValueError("a tournament needs at least one agent")
+    if not rules.partnerships:
+        return [[(s + r) % k for s in range(n)] for r in range(k)]
+    sides = rules.num_sides
+    if k < sides:
+        raise ValueError(f"{k} agent(s) cannot fill {sides} partnership sides: give at least {sides}, "
+                         "or play solo (--solo)")
+    return [[perm[rules.side_of(s)] for s in range(n)] for perm in itertools.permutations(range(k), sides)]
+
+
+def deal_seed(seed: int, deal: int) -> int:
+    """The env seed of deal ``deal``: every rotation of that deal replays exactly these cards."""
+    return random.Random(f"pitch-tournament:{seed}:{deal}").randrange(2**62)
+
+
+def agent_seed(seed: int, deal: int, rotation: int, seat: int) -> int:
+    return random.Random(f"pitch-agent:{seed}:{deal}:{rotation}:{seat}").randrange(2**62)
+
+
+@dataclass
+class GameResult:
+    deal: int
+    rotation: int
+    env_seed: int
+    seating: list[int]  # agent index per seat
+    winner: int | None  # winning side, None if truncated
+    truncated: bool
+    final_scores: list[int]
+    hands: int  # hands dealt (thrown-in ones included)
+    # per agent index (None for agents not at the table):
+    won: list
+    margin: list  # best own side score minus best other side score
+    points: list  # points won by its sides over the hands played
+    side_hands: list  # hands played (not thrown in) times its number of sides
+    pitched: list  # hands its side pitched
+    made: list  # of those, bids made
+    think_s: list  # seconds spent in act()
+    decisions: list
+
+
+@dataclass
+class AgentStats:
+    name: str
+    games: int = 0
+    wins: int = 0
+    win_rate: float = 0.0
+    win_low: float = 0.0
+    win_high: float = 1.0
+    mean_margin: float = 0.0
+    points_per_hand: float = 0.0
+    bids_made: float = 0.0  # fraction of its pitched hands that made the bid
+    pitched: int = 0
+    think_s_per_game: float = 0.0
+    ms_per_decision: float = 0.0
+
+
+@dataclass
+class TournamentResult:
+    config: dict
+    stats: list[AgentStats]
+    ratings: list[Rating] | None
+    games: list[GameResult] = field(repr=False)
+    truncated: int = 0
+    wall_s: float = 0.0
+
+    def as_dict(self) -> dict:
+        return {
+            "config": self.config,
+            "agents": [asdict(s) for s in self.stats],
+            "ratings": None if self.ratings is None else
+            [dict(name=r.name, mu=r.mu, sigma=r.sigma, ordinal=r.ordinal) for r in self.ratings],
+            "truncated_games": self.truncated,
+            "wall_s": self.wall_s,
+            "games": [asdict(g) for g in self.games],
+        }
+
+
+# ---------------------------------------------------------------- playing one deal (also in workers)
+_worker = {}
+
+
+def _setup(variant: str, options: dict, specs: list, names: list[str]) -> None:
+    _worker.update(env=pitch_env.env(variant, illegal_action="raise", **options), specs=specs, names=names,
+                   agents={})
+
+
+def _agent(index: int, seat: int):
+    """One agent object per (agent, seat) per process, reused across games (reset each game)."""
+    key = (index, seat)
+    agents = _worker["agents"]
+    if key not in agents:
+        spec, env = _worker["specs"][index], _worker["env"]
+        if isinstance(spec, str):
+            from . import make
+
+            agents[key] = make(spec, env)
+        else:
+            agents[key] = spec(env, None)
+    return agents[key]
+
+
+def _play_deal(args) -> list[GameResult]:
+    seed, deal, rotations = args
+    env = _worker["env"]
+    k = len(_worker["specs"])
+    results = []
+    for r, seating in enumerate(rotations):
+        results.append(_play_game(env, seed, deal, r, seating, k))
+    return results
+
+
+def _play_game(env, seed: int, deal: int, rotation: int, seating: list[int], k: int) -> GameResult:
+    raw = env.unwrapped
+    rules = raw.rules
+    es = deal_seed(seed, deal)
+    env.reset(seed=es)
+    players = [_agent(a, s) for s, a in enumerate(seating)]
+    for s, p in enumerate(players):
+        p.reset(seed=agent_seed(seed, deal, rotation, s))
+    think = [0.0] * rules.num_players
+    decisions = [0] * rules.num_players
+    seat_of = raw.agent_name_mapping
+    clock = time.perf_counter
+    for name in env.agent_iter():
+        obs, _, term, trunc, info = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        seat = seat_of[name]
+        t0 = clock()
+        action = players[seat].act(obs, info)
+        think[seat] += clock() - t0
+        decisions[seat] += 1
+        env.step(action)
+    return _summarise(rules, raw.game_record(), deal, rotation, es, seating, k, think, decisions)
+
+
+def _summarise(rules, record, deal, rotation, es, seating, k, think, decisions) -> GameResult:
+    side_owner = {}
+    for seat, a in enumerate(seating):
+        side_owner.setdefault(rules.side_of(seat), set()).add(a)
+    final = record["final_scores"]
+    blank = [None] * k
+    g = GameResult(deal, rotation, es, list(seating), record["winner"], record["truncated"], final,
+                   len(record["hands"]), list(blank), list(blank), list(blank), list(blank), list(blank),
+                   list(blank), list(blank), list(blank))
+    for a in sorted(set(seating)):
+        # Partnerships seat one agent per side; solo, an agent may hold several seats (sides).
+        own = [s for s, owners in side_owner.items() if owners == {a}]
+        others = [s for s in range(rules.num_sides) if s not in own]
+        g.won[a] = record["winner"] in own
+        g.margin[a] = max(final[s] for s in own) - (max(final[s] for s in others) if others else 0)
+        played = [h for h in record["hands"] if h["pitcher"] is not None]
+        g.points[a] = sum(h["points_won"][s] for h in played for s in own)
+        g.side_hands[a] = len(played) * len(own)
+        mine = [h for h in played if rules.side_of(h["pitcher"]) in own]
+        g.pitched[a] = len(mine)
+        g.made[a] = sum(1 for h in mine if h["made"])
+        seats = [s for s, x in enumerate(seating) if x == a]
+        g.think_s[a] = sum(think[s] for s in seats)
+        g.decisions[a] = sum(decisions[s] for s in seats)
+    return g
+
+
+# ---------------------------------------------------------------- the tournament
+def run_tournament(variant: str = "setback", agents: list[AgentSpec] = ("heuristic", "random"), games: int = 100,
+                   seed: int = 0, workers: int = 1, names: list[str] | None = None, progress: bool = False,
+                   **rules_options) -> TournamentResult:
+    """Play at least ``games`` games: ``ceil(games / rotations)`` deals, each under every rotation.
+
+    ``agents``: specs for ``agents.make`` (``"heuristic"``, ``"pimc:20"``, ``"checkpoint:PATH"``…) or
+    factories ``f(env, seed) -> Agent``. ``rules_options`` (``num_players=4``, ``partnerships=False``…)
+    change the preset. Truncated games are won by nobody.
+    """
+    specs = list(agents)
+    if names is None:
+        names = [s if isinstance(s, str) else getattr(s, "__name__", f"agent{i}") for i, s in enumerate(specs)]
+    names = _unique(names)
+    rules = pitch_env.rules(variant, **rules_options)
+    rotations = seatings(rules, len(specs))
+    deals = max(1, math.ceil(games / len(rotations)))
+    jobs = [(seed, d, rotations) for d in range(deals)]
+    options = {k: v for k, v in rules.as_dict().items() if k != "variant"}
+    start = time.perf_counter()
+    results: list[GameResult] = []
+    bar = _progress_bar(deals * len(rotations)) if progress else None
+    try:
+        if workers <= 1:
+            _setup(variant, options, specs, names)
+            for job in jobs:
+                results += _play_deal(job)
+                if bar:
+                    bar[0].advance(bar[1], len(rotations))
+        else:
+            import multiprocessing as mp
+
+            with mp.get_context("fork").Pool(workers, _setup, (variant, options, specs, names)) as pool:
+                for part in pool.imap_unordered(_play_deal, jobs):
+                    results += part
+                    if bar:
+                        bar[0].advance(bar[1], len(rotations))
+    finally:
+        if bar:
+            bar[0].stop()
+    results.sort(key=lambda g: (g.deal, g.rotation))
+    config = dict(variant=variant, rules=options, agents=names, specs=[s if isinstance(s, str) else names[i]
+                  for i, s in enumerate(specs)], games=len(results), deals=deals, rotations=rotations, seed=seed)
+    return TournamentResult(config, _aggregate(names, results), _ratings(names, results),
+                            results, sum(g.truncated for g in results), time.perf_counter() - start)
+
+
+def _unique(names: list[str]) -> list[str]:
+    """``heuristic, heuristic`` → ``heuristic#1, heuristic#2`` so every agent has its own row."""
+    out = []
+    for i, n in enumerate(names):
+        out.append(f"{n}#{names[:i + 1].count(n)}" if names.count(n) > 1 else n)
+    return out
+
+
+def _aggregate(names, results) -> list[AgentStats]:
+    stats = []
+    for a, name in enumerate(names):
+        mine = [g for g in results if g.won[a] is not None]
+        s = AgentStats(name)
+        s.games = len(mine)
+        s.wins = sum(g.won[a] for g in mine)
+        if mine:
+            s.win_rate = s.wins / s.games
+            s.win_low, s.win_high = wilson(s.wins, s.games)
+            s.mean_margin = sum(g.margin[a] for g in mine) / s.games
+            hands = sum(g.side_hands[a] for g in mine)
+            s.points_per_hand = sum(g.points[a] for g in mine) / hands if hands else 0.0
+            s.pitched = sum(g.pitched[a] for g in mine)
+            s.bids_made = sum(g.made[a] for g in mine) / s.pitched if s.pitched else 0.0
+            s.think_s_per_game = sum(g.think_s[a] for g in mine) / s.games
+            decisions = sum(g.decisions[a] for g in mine)
+            s.ms_per_decision = 1000 * sum(g.think_s[a] for g in mine) / decisions if decisions else 0.0
+        stats.append(s)
+    return stats
+
+
+def _ratings(names, results) -> list[Rating] | None:
+    if len(names) <= 2:
+        return None
+    matches = []
+    for g in results:
+        present = [a for a in range(len(names)) if g.won[a] is not None]
+        # Rank by winning first, then by score margin; equal margins without a winner tie.
+        order = sorted(present, key=lambda a: (not g.won[a], -g.margin[a]))
+        ranks, rank, prev = {}, 0, None
+        for i, a in enumerate(order):
+            key = (not g.won[a], -g.margin[a])
+            if key != prev:
+                rank, prev = i + 1, key
+            ranks[a] = rank
+        matches.append([(a, ranks[a]) for a in present])
+    return openskill_ratings(names, matches)
+
+
+def _progress_bar(total: int):
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    bar = Progress(TextColumn("games"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), transient=False)
+    task = bar.add_task("games", total=total)
+    bar.start()
+    return bar, task
