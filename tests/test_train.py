@@ -1,0 +1,148 @@
+"""Training: configs are validated key by key, a tiny self-play run produces a checkpoint that plays
+legal moves in every phase, --resume continues the step count, and checkpoint writes are atomic."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+import agents
+import pitch_env
+from train.config import ConfigError, load_config
+from train.loop import train
+from train.policy import atomic_write, read_policy
+
+CONFIGS = sorted(Path(__file__).resolve().parent.parent.joinpath("configs").glob("*.yaml"))
+TINY = ["total_steps=1024", "n_steps=256", "batch_size=256", "n_epochs=1", "hidden=[32, 32]",
+        "snapshot_every=512", "checkpoint_every=512", "eval_every=0", "eval_games=2",
+        "eval_opponents=[random]", "opponents={self: 1, random: 1, heuristic: 1}"]
+
+
+def write(tmp_path, text: str) -> Path:
+    path = tmp_path / "c.yaml"
+    path.write_text(text)
+    return path
+
+
+# ---------------------------------------------------------------- config validation
+def test_an_unknown_key_is_refused_by_name(tmp_path):
+    with pytest.raises(ConfigError, match="unknown key 'learning_rat'.*did you mean 'learning_rate'"):
+        load_config(write(tmp_path, "learning_rat: 0.001\n"))
+
+
+def test_an_ill_typed_value_names_the_key_and_the_expected_type(tmp_path):
+    with pytest.raises(ConfigError, match="'n_steps'.* must be int, got 'many'"):
+        load_config(write(tmp_path, "n_steps: many\n"))
+    with pytest.raises(ConfigError, match="'vec_env'.* must be one of 'dummy', 'subproc'"):
+        load_config(write(tmp_path, "vec_env: threads\n"))
+    with pytest.raises(ConfigError, match="'hidden'.* must be list\\[int\\]"):
+        load_config(write(tmp_path, "hidden: [64, wide]\n"))
+
+
+def test_impossible_rules_in_a_config_are_refused(tmp_path):
+    with pytest.raises(ConfigError, match="num_players"):
+        load_config(write(tmp_path, "variant: ten_point\nrules: {num_players: 3}\n"))
+
+
+def test_set_overrides_any_key_with_a_yaml_value(tmp_path):
+    cfg = load_config(write(tmp_path, "ent_coef: 0.01\nrules: {target_score: 21}\n"),
+                      ["ent_coef=0.05", "hidden=[64, 32]", "rules={max_hands: 50}", "vec_env=subproc"])
+    assert cfg.ent_coef == 0.05 and cfg.hidden == [64, 32] and cfg.vec_env == "subproc"
+    assert cfg.rules == {"target_score": 21, "max_hands": 50}  # rules options merge
+    with pytest.raises(ConfigError, match="unknown key 'totl_steps'"):
+        load_config(None, ["totl_steps=5"])
+    with pytest.raises(ConfigError, match="'total_steps'.* must be int"):
+        load_config(None, ["total_steps=lots"])
+    with pytest.raises(ConfigError, match="key=value"):
+        load_config(None, ["total_steps"])
+
+
+@pytest.mark.parametrize("path", CONFIGS, ids=[p.stem for p in CONFIGS])
+def test_every_shipped_config_is_valid(path):
+    load_config(path).resolved_rules()
+
+
+# ---------------------------------------------------------------- a tiny run, end to end
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    root = tmp_path_factory.mktemp("runs")
+    out = {}
+    for variant in ("setback", "ten_point"):
+        out[variant] = train(overrides=[*TINY, f"variant={variant}", f"runs_dir={root}", f"run_name={variant}"],
+                             show_progress=False)
+    return out
+
+
+def play_with(spec_path, variant, games):
+    """Every seat played by the checkpoint agent; the env raises on any illegal action."""
+    env = pitch_env.env(variant, illegal_action="raise")
+    agent = agents.make(f"checkpoint:{spec_path}", env)
+    phases = set()
+    for g in range(games):
+        env.reset(seed=g)
+        agent.reset(seed=g)
+        for name in env.agent_iter():
+            obs, _, term, trunc, info = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            phases.add(info["infoset"]["phase"])
+            action = agent.act(obs, info)
+            assert obs["action_mask"][action] == 1
+            env.step(action)
+    return phases
+
+
+def test_a_trained_setback_checkpoint_bids_and_plays_legally(runs):
+    policy = runs["setback"] / "checkpoint" / "policy.safetensors"
+    assert play_with(policy, "setback", 2) >= {"bid", "play"}
+
+
+def test_a_trained_ten_point_checkpoint_declares_exchanges_and_plays_legally(runs):
+    policy = runs["ten_point"] / "checkpoint" / "policy.safetensors"
+    assert play_with(policy, "ten_point", 12) == {"bid", "declare", "stock", "discard", "play"}
+
+
+def test_the_run_keeps_its_resolved_config_tensorboard_and_card(runs):
+    run = runs["setback"]
+    assert load_config(run / "config.yaml").hidden == [32, 32]
+    assert list((run / "tb").glob("events.out.tfevents.*"))
+    _, card = read_policy(run / "checkpoint")
+    state = json.loads((run / "checkpoint" / "state.json").read_text())
+    assert card["training_steps"] == state["steps"] >= 1024
+    assert card["variant"] == "setback" and card["rules"]["num_players"] == 4
+
+
+def test_resume_continues_the_step_count_and_the_tensorboard_run(runs, tmp_path):
+    run = tmp_path / "setback"
+    shutil.copytree(runs["setback"], run)
+    before = json.loads((run / "checkpoint" / "state.json").read_text())["steps"]
+    train(resume=run, overrides=["total_steps=1536"], show_progress=False)
+    after = json.loads((run / "checkpoint" / "state.json").read_text())["steps"]
+    assert before < 1536 <= after < before + 1024  # continued, not restarted from 0
+    assert read_policy(run / "checkpoint")[1]["training_steps"] == after
+    assert len(list((run / "tb").glob("events.out.tfevents.*"))) == 2  # same TensorBoard run directory
+
+
+def test_a_new_run_refuses_to_overwrite_an_existing_one(runs):
+    run = runs["setback"]
+    with pytest.raises(FileExistsError, match="--resume"):
+        train(overrides=[*TINY, f"runs_dir={run.parent}", "run_name=setback"], show_progress=False)
+
+
+# ---------------------------------------------------------------- atomic writes
+def test_a_failed_write_leaves_the_old_file_and_no_partial_file(tmp_path):
+    target = tmp_path / "policy.safetensors"
+    target.write_bytes(b"old complete file")
+
+    def half_then_crash(tmp):
+        Path(tmp).write_bytes(b"half a fi")
+        raise OSError("disk full")
+
+    with pytest.raises(OSError, match="disk full"):
+        atomic_write(target, half_then_crash)
+    assert target.read_bytes() == b"old complete file"
+    assert [p.name for p in tmp_path.iterdir()] == ["policy.safetensors"]

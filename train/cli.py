@@ -1,0 +1,81 @@
+"""``pitch train`` (also ``python -m train``) and the main job of ``make run``.
+
+``pitch train --config configs/NAME.yaml [--set key=value …] [--resume RUN_DIR]`` trains; ``main_job``
+trains configs/quick.yaml and prints its tournament table against random, heuristic and the shipped agent.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from .config import ConfigError
+
+QUICK_CONFIG = Path("configs/quick.yaml")
+SHIPPED = {"setback": Path("checkpoints/setback"), "auction": Path("checkpoints/auction"),
+           "ten_point": Path("checkpoints/ten_point")}
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--config", help="YAML config (see configs/); defaults to the TrainConfig defaults")
+    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a config key, value read as YAML (repeatable), e.g. --set total_steps=5000")
+    p.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its last checkpoint")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("train", help="self-play training with MaskablePPO (see docs/training.md)")
+    add_arguments(p)
+    p.set_defaults(func=cmd_train)
+
+
+def cmd_train(args) -> int:
+    from .loop import train
+
+    if args.resume and args.config:
+        print("error: --resume reads the config saved in the run directory; drop --config "
+              "(use --set to change keys, e.g. --set total_steps=400000)", file=sys.stderr)
+        return 2
+    try:
+        run = train(config_path=args.config, overrides=args.overrides, resume=args.resume,
+                    show_progress=not args.no_progress)
+    except (ConfigError, FileNotFoundError, FileExistsError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(f"run directory: {run}\npolicy: {run / 'checkpoint' / 'policy.safetensors'} "
+          f"(play it with agent spec checkpoint:{run / 'checkpoint' / 'policy.safetensors'})")
+    return 0
+
+
+def main_job(args) -> int:
+    """`make run`: train configs/quick.yaml, then a duplicate-deal table vs random, heuristic, shipped."""
+    from .config import load_config
+    from .evaluate import compare, table
+    from .loop import train
+
+    cfg = load_config(QUICK_CONFIG)
+    cfg.seed = getattr(args, "seed", 0) or cfg.seed
+    t0 = time.perf_counter()
+    run = train(cfg, config_path=QUICK_CONFIG)
+    print(f"trained {cfg.total_steps:,} steps of {cfg.variant} in {time.perf_counter() - t0:.0f} s: {run}")
+    rules = cfg.resolved_rules()
+    opponents = ["random", "heuristic"]
+    shipped = SHIPPED.get(cfg.variant)
+    if shipped is not None and (shipped / "policy.safetensors").is_file():
+        opponents.append(f"checkpoint:{shipped}")
+    else:
+        print(f"note: no shipped {cfg.variant} checkpoint at {shipped}; skipping that row")
+    games = 200
+    print(f"\nnew agent vs each opponent, {games} duplicate-deal games each (95% Wilson intervals):")
+    print(table(compare(run / "checkpoint" / "policy.safetensors", rules, opponents, games, seed=cfg.seed,
+                        workers=2)))
+    return 0
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m train", description="Self-play training (see docs/training.md).")
+    add_arguments(p)
+    return cmd_train(p.parse_args(argv))

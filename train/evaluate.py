@@ -1,0 +1,37 @@
+"""Evaluating a trained policy with the tournament tool: duplicate deals, Wilson intervals.
+
+``evaluate_policy`` plays a checkpoint against one opponent; ``compare`` plays it against several
+and returns rows for the tables of ``pitch train``, ``make run`` and the model cards.
+"""
+
+from __future__ import annotations
+
+from agents.tournament import run_tournament
+
+from .opponents import rule_overrides
+
+
+def evaluate_policy(path, rules, opponent: str, games: int, seed: int = 0, workers: int = 1) -> dict:
+    """Win rate (and its 95% Wilson interval) of ``checkpoint:path`` against ``opponent``."""
+    res = run_tournament(rules.variant, [f"checkpoint:{path}", opponent], games=games, seed=seed,
+                         workers=workers, names=["agent", opponent], **rule_overrides(rules))
+    me = res.stats[0]
+    return {"opponent": opponent, "games": me.games, "wins": me.wins, "win_rate": me.win_rate,
+            "low": me.win_low, "high": me.win_high, "margin": me.mean_margin,
+            "points_per_hand": me.points_per_hand, "bids_made": me.bids_made,
+            "truncated": res.truncated, "wall_s": res.wall_s}
+
+
+def compare(path, rules, opponents: list[str], games: int, seed: int = 0, workers: int = 1) -> list[dict]:
+    return [evaluate_policy(path, rules, o, games, seed, workers) for o in opponents]
+
+
+def table(rows: list[dict]) -> str:
+    """A Markdown table of ``compare`` rows."""
+    out = ["| opponent | games | win rate | 95% Wilson | mean margin | bids made | truncated |",
+           "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        out.append(f"| {r['opponent']} | {r['games']} | {100 * r['win_rate']:.1f}% | "
+                   f"{100 * r['low']:.1f}–{100 * r['high']:.1f}% | {r['margin']:+.2f} | "
+                   f"{100 * r['bids_made']:.0f}% | {r['truncated']} |")
+    return "\n".join(out)

@@ -1,0 +1,99 @@
+"""The opponent pool: who plays the other sides of each self-play game, drawn by configurable weights.
+
+Entries are ``"self"`` (a frozen snapshot of the learner, numpy forward pass), any agent spec of
+``agents.make`` (``"random"``, ``"heuristic"``, ``"checkpoint:PATH"`` …). Every opponent is called
+as ``act(game, seat) -> action``; agent specs get the same observation and infoset the AEC env gives.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pitch_env.actions import ActionLayout
+from pitch_env.infoset import infoset
+from pitch_env.observer import Observer
+
+from .policy import PolicyMLP
+
+
+class PolicyOpponent:
+    """A policy network playing a seat, sampling from its masked distribution."""
+
+    def __init__(self, policy: PolicyMLP, observer: Observer, action_size: int, rng: np.random.Generator):
+        self.policy, self.observer, self.rng = policy, observer, rng
+        self._obs = np.zeros(observer.size, np.float32)
+        self._mask = np.zeros(action_size, np.int8)
+
+    def reset(self, seed: int) -> None:
+        pass
+
+    def act(self, game, seat: int) -> int:
+        self.observer.encode(game, seat, self._obs)
+        self._mask.fill(0)
+        self._mask[game.legal_actions()] = 1
+        return self.policy.act(self._obs, self._mask, self.rng)
+
+
+class AgentOpponent:
+    """An agent of the ``agents`` package (``act(observation, info)``) playing a seat of a bare Game."""
+
+    def __init__(self, agent, observer: Observer, action_size: int):
+        self.agent, self.observer, self.action_size = agent, observer, action_size
+
+    def reset(self, seed: int) -> None:
+        self.agent.reset(seed)
+
+    def act(self, game, seat: int) -> int:
+        legal = game.legal_actions()
+        mask = np.zeros(self.action_size, np.int8)
+        mask[legal] = 1
+        obs = {"observation": self.observer.encode(game, seat), "action_mask": mask}
+        return int(self.agent.act(obs, {"infoset": infoset(game, seat), "legal_actions": list(legal)}))
+
+
+def make_agent(spec: str, rules):
+    """An ``agents.make`` agent for these rules (built over an AEC env of the same rules)."""
+    import agents
+    import pitch_env
+
+    return agents.make(spec, pitch_env.env(rules.variant, **rule_overrides(rules)))
+
+
+def rule_overrides(rules) -> dict:
+    """The options of ``rules`` that differ from its preset (what rebuilds it from the preset)."""
+    import pitch_env
+
+    base = pitch_env.rules(rules.variant).as_dict()
+    return {k: v for k, v in rules.as_dict().items() if k != "variant" and base.get(k) != v}
+
+
+class OpponentPool:
+    """Weighted draw over entries; ``"self"`` draws uniformly among the frozen snapshots."""
+
+    def __init__(self, rules, weights: dict[str, float], snapshot_pool: int, seed: int):
+        self.rules = rules
+        self.observer = Observer(rules)
+        self.action_size = ActionLayout(rules).size
+        self.names = [k for k, w in weights.items() if w > 0]
+        w = np.array([weights[k] for k in self.names], np.float64)
+        self.p = w / w.sum()
+        self.snapshot_pool = snapshot_pool
+        self.snapshots: list[PolicyOpponent] = []
+        self.rng = np.random.default_rng(seed)
+        self._agents: dict[tuple[str, int], AgentOpponent] = {}
+
+    def add_snapshot(self, policy: PolicyMLP) -> None:
+        self.snapshots.append(PolicyOpponent(policy, self.observer, self.action_size, self.rng))
+        del self.snapshots[:-self.snapshot_pool]
+
+    def draw(self, side: int):
+        """(entry name, opponent) for one side of one game (agents are kept one per side: some have memory)."""
+        name = self.names[self.rng.choice(len(self.names), p=self.p)]
+        if name == "self":
+            if not self.snapshots:
+                raise RuntimeError("the opponent pool has weight on 'self' but holds no snapshot yet")
+            return name, self.snapshots[self.rng.integers(len(self.snapshots))]
+        key = (name, side)
+        if key not in self._agents:
+            self._agents[key] = AgentOpponent(make_agent(name, self.rules), self.observer, self.action_size)
+        return name, self._agents[key]

@@ -1,0 +1,201 @@
+"""The exported policy: an MLP in safetensors with a JSON card, and its cheap numpy forward pass.
+
+Loading never unpickles code: the file holds tensors and a JSON card (variant, full rules, observation
+layout version and size, action layout size, network shape, training steps, config). Any mismatch
+with the game it is loaded for, or a damaged file, raises CheckpointError saying which and why.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+FORMAT = "pitch-policy/1"
+WEIGHTS_FILE = "policy.safetensors"  # name of the policy inside a checkpoint directory
+
+
+class CheckpointError(ValueError):
+    """A checkpoint that cannot be used for this game: wrong rules or layout, or a damaged file."""
+
+
+class PolicyMLP:
+    """Inference-only policy: hidden layers, then logits; illegal actions masked out."""
+
+    def __init__(self, weights: list[tuple[np.ndarray, np.ndarray]], activation: str):
+        self.layers = [(np.ascontiguousarray(w, np.float32), np.ascontiguousarray(b, np.float32)) for w, b in weights]
+        self.activation = activation
+        self._act = np.tanh if activation == "tanh" else (lambda x: np.maximum(x, 0.0, out=x))
+
+    def logits(self, obs: np.ndarray) -> np.ndarray:
+        x = obs
+        for w, b in self.layers[:-1]:
+            x = self._act(x @ w.T + b)
+        w, b = self.layers[-1]
+        return x @ w.T + b
+
+    def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator | None = None) -> int:
+        """The most likely legal action, or one sampled from the masked softmax when ``rng`` is given."""
+        z = self.logits(obs)
+        legal = np.flatnonzero(mask)
+        z = z[legal]
+        if rng is None:
+            return int(legal[np.argmax(z)])
+        p = np.exp(z - z.max())
+        c = np.cumsum(p)
+        # inverse-CDF sampling: much cheaper per call than Generator.choice(p=...)
+        return int(legal[min(int(np.searchsorted(c, rng.random() * c[-1], side="right")), len(legal) - 1)])
+
+    @property
+    def shape(self) -> list[int]:
+        return [self.layers[0][0].shape[1]] + [w.shape[0] for w, _ in self.layers]
+
+
+def tensors_of(policy: PolicyMLP) -> dict[str, np.ndarray]:
+    out = {}
+    for i, (w, b) in enumerate(policy.layers):
+        out[f"layer{i}.weight"], out[f"layer{i}.bias"] = w, b
+    return out
+
+
+def _digest(tensors: dict[str, np.ndarray]) -> str:
+    h = hashlib.sha256()
+    for name in sorted(tensors):
+        h.update(name.encode())
+        h.update(np.ascontiguousarray(tensors[name]).tobytes())
+    return h.hexdigest()
+
+
+def atomic_write(path: str | Path, write) -> None:
+    """Call ``write(tmp_path)``, fsync, then rename over ``path``: readers see the old file or the new, never half."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        write(tmp)
+        with open(tmp, "rb+") as f:
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    try:  # make the rename itself durable
+        dfd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+    except OSError:
+        pass
+
+
+def make_card(rules, policy: PolicyMLP, steps: int, config: dict, observer_size: int, layout_version: int,
+              action_size: int) -> dict:
+    return {
+        "format": FORMAT,
+        "variant": rules.variant,
+        "rules": rules.as_dict(),
+        "observation": {"layout_version": layout_version, "size": observer_size},
+        "actions": {"size": action_size},
+        "network": {"shape": policy.shape, "activation": policy.activation},
+        "training_steps": int(steps),
+        "config": config,
+    }
+
+
+def save_policy(path: str | Path, policy: PolicyMLP, card: dict) -> None:
+    """Write the policy and its card to one safetensors file, atomically."""
+    from safetensors.numpy import save_file
+
+    tensors = tensors_of(policy)
+    card = dict(card, sha256=_digest(tensors))
+    atomic_write(path, lambda tmp: save_file(tensors, tmp, metadata={"pitch_card": json.dumps(card)}))
+
+
+def resolve_path(path: str | Path) -> Path:
+    """A checkpoint is a ``.safetensors`` file, or a directory holding ``policy.safetensors``."""
+    p = Path(path)
+    if p.is_dir():
+        p = p / WEIGHTS_FILE
+    if not p.is_file():
+        raise CheckpointError(f"checkpoint {str(path)!r} not found: give a .safetensors file or a directory "
+                              f"holding {WEIGHTS_FILE} (the shipped ones are in checkpoints/)")
+    return p
+
+
+def read_policy(path: str | Path) -> tuple[PolicyMLP, dict]:
+    """The policy and card of a file, checked for damage (not yet against any rules)."""
+    from safetensors import safe_open
+
+    p = resolve_path(path)
+    try:
+        with safe_open(str(p), framework="numpy") as f:
+            meta = f.metadata() or {}
+            tensors = {k: f.get_tensor(k) for k in f.keys()}
+    except Exception as e:  # safetensors raises its own error types for a bad header or a short file
+        raise CheckpointError(f"checkpoint {str(p)!r} is damaged or not a safetensors file "
+                              f"(truncated or corrupted?): {e}. Re-export or re-download it.") from None
+    if "pitch_card" not in meta:
+        raise CheckpointError(f"checkpoint {str(p)!r} has no pitch card in its metadata: it was not written by "
+                              f"`pitch train` (format {FORMAT})")
+    try:
+        card = json.loads(meta["pitch_card"])
+    except json.JSONDecodeError as e:
+        raise CheckpointError(f"checkpoint {str(p)!r}: its card is not valid JSON ({e}); the file is corrupted") from None
+    if card.get("format") != FORMAT:
+        raise CheckpointError(f"checkpoint {str(p)!r} has format {card.get('format')!r}; this version reads {FORMAT!r}")
+    if _digest(tensors) != card.get("sha256"):
+        raise CheckpointError(f"checkpoint {str(p)!r} is corrupted: its weights do not match the checksum in its card")
+    n = len(tensors) // 2
+    try:
+        layers = [(tensors[f"layer{i}.weight"], tensors[f"layer{i}.bias"]) for i in range(n)]
+    except KeyError as e:
+        raise CheckpointError(f"checkpoint {str(p)!r} lacks tensor {e}; the file is corrupted") from None
+    policy = PolicyMLP(layers, card["network"]["activation"])
+    if policy.shape != card["network"]["shape"]:
+        raise CheckpointError(f"checkpoint {str(p)!r}: network shape {policy.shape} differs from its card "
+                              f"{card['network']['shape']}")
+    return policy, card
+
+
+def check_fits(card: dict, rules, observer_size: int, layout_version: int, action_size: int, where: str) -> None:
+    """Refuse a policy trained for other rules, player count or layouts, naming the difference."""
+    if card["variant"] != rules.variant:
+        raise CheckpointError(f"{where} was trained for variant {card['variant']!r}, but this game is "
+                              f"{rules.variant!r}; use a checkpoint trained for {rules.variant!r}")
+    if card["rules"]["num_players"] != rules.num_players:
+        raise CheckpointError(f"{where} was trained for {card['rules']['num_players']} players, but this game "
+                              f"has {rules.num_players}")
+    mine = rules.as_dict()
+    diff = sorted(k for k in set(mine) | set(card["rules"]) if mine.get(k) != card["rules"].get(k))
+    if diff:
+        k = diff[0]
+        raise CheckpointError(f"{where} was trained with rules option {k}={card['rules'].get(k)!r}, but this game "
+                              f"has {k}={mine.get(k)!r} (differing options: {', '.join(diff)})")
+    obs = card["observation"]
+    if obs["layout_version"] != layout_version:
+        raise CheckpointError(f"{where} saw observation layout version {obs['layout_version']}, but this "
+                              f"pitch_env encodes version {layout_version}; retrain it")
+    if obs["size"] != observer_size or card["network"]["shape"][0] != observer_size:
+        raise CheckpointError(f"{where} expects observations of size {obs['size']}, but this game's are "
+                              f"{observer_size}")
+    if card["actions"]["size"] != action_size or card["network"]["shape"][-1] != action_size:
+        raise CheckpointError(f"{where} has {card['actions']['size']} actions, but this game's layout has "
+                              f"{action_size}")
+
+
+def load_policy(path: str | Path, rules) -> tuple[PolicyMLP, dict]:
+    """The policy of a checkpoint, checked against ``rules`` and this observer/action layout."""
+    from pitch_env.actions import ActionLayout
+    from pitch_env.observer import LAYOUT_VERSION, Observer
+
+    policy, card = read_policy(path)
+    check_fits(card, rules, Observer(rules).size, LAYOUT_VERSION, ActionLayout(rules).size,
+               f"checkpoint {str(path)!r}")
+    return policy, card

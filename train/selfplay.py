@@ -1,0 +1,121 @@
+"""The single-agent Gymnasium env of self-play: the learner plays one side, the pool plays the others.
+
+Each episode is one game: the learner takes a random seat (and, in partnerships, also plays its
+partner), every other side is played by an opponent drawn from the pool. It drives the engine and
+Observer directly (no AEC bookkeeping). ``action_masks()`` is what MaskablePPO reads.
+"""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+
+from pitch_env.engine import BID, PASS, Game
+from pitch_env.observer import Observer
+
+from .opponents import OpponentPool
+from .policy import PolicyMLP
+
+
+class SelfPlayEnv(gym.Env):
+    metadata = {"render_modes": []}
+
+    def __init__(self, rules, pool: OpponentPool, reward: str = "hand", win_bonus: float = 1.0, seed: int = 0):
+        self.rules, self.pool = rules, pool
+        self.reward_mode, self.win_bonus = reward, float(win_bonus)
+        self.observer = Observer(rules)
+        self.action_size = pool.action_size
+        self.observation_space = gym.spaces.Box(-np.inf, np.inf, (self.observer.size,), np.float32)
+        self.action_space = gym.spaces.Discrete(self.action_size)
+        self._rng = np.random.default_rng(seed)
+        self._mask = np.zeros(self.action_size, np.int8)
+        self._hand_scale = 1.0 / rules.max_hand_points
+        self.game: Game | None = None
+
+    # ------------------------------------------------------------------ gym API
+    def reset(self, *, seed=None, options=None):
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        r = self.rules
+        while True:
+            self.game = Game(r, seed=int(self._rng.integers(2**62)))
+            self.side = r.side_of(int(self._rng.integers(r.num_players)))
+            self.opponents = {}
+            for side in range(r.num_sides):
+                if side != self.side:
+                    self.opponents[side] = self.pool.draw(side)
+            for _, opponent in self.opponents.values():
+                opponent.reset(int(self._rng.integers(2**31)))
+            self._finished = 0
+            self._stats = {"bid_turns": 0, "bids": 0, "bid_sum": 0.0}
+            self._reward = 0.0
+            self._advance()
+            if not self.game.is_over:  # the learner gets at least one decision
+                return self._observe(), self._info()
+
+    def step(self, action):
+        g = self.game
+        if g.current_seat is None or g.rules.side_of(g.current_seat) != self.side:
+            raise RuntimeError("step() called when the learner is not to move; call reset()")
+        if g.phase == BID:
+            self._count_bid(int(action))
+        g.apply(int(action))
+        self._reward = 0.0
+        self._after_move()
+        self._advance()
+        over = g.is_over
+        terminated, truncated = over and not g.truncated, over and g.truncated
+        obs = self._observe() if not over else np.zeros(self.observer.size, np.float32)
+        info = self._info()
+        if over:
+            info["episode_stats"] = dict(self._stats, won=float(g.winner == self.side),
+                                         opponents=[name for name, _ in self.opponents.values()])
+        return obs, self._reward, terminated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        return self._mask
+
+    def add_snapshot(self, layers, activation: str) -> None:
+        """Freeze a copy of the learner into this env's opponent pool (called through env_method)."""
+        self.pool.add_snapshot(PolicyMLP(layers, activation))
+
+    # ------------------------------------------------------------------ inside
+    def _advance(self) -> None:
+        """Let the opponents move until a learner seat is to move or the game is over."""
+        g, side_of = self.game, self.rules.side_of
+        while not g.is_over:
+            seat = g.current_seat
+            side = side_of(seat)
+            if side == self.side:
+                return
+            g.apply(self.opponents[side][1].act(g, seat))
+            self._after_move()
+
+    def _after_move(self) -> None:
+        g = self.game
+        if len(g.finished) != self._finished:
+            self._finished = len(g.finished)
+            res = g.last_result
+            if res is not None and self.reward_mode == "hand":
+                change = res.score_change
+                others = [c for s, c in enumerate(change) if s != self.side]
+                self._reward += (change[self.side] - sum(others) / len(others)) * self._hand_scale
+        if g.is_over and g.winner is not None:
+            self._reward += self.win_bonus if g.winner == self.side else -self.win_bonus
+
+    def _count_bid(self, action: int) -> None:
+        st = self._stats
+        st["bid_turns"] += 1
+        if action != PASS:
+            st["bids"] += 1
+            shoot = self.game.layout.shoot
+            st["bid_sum"] += self.rules.max_bid + 1 if action == shoot else self.rules.min_bid + action - 1
+
+    def _observe(self) -> np.ndarray:
+        g = self.game
+        self._mask.fill(0)
+        self._mask[g.legal_actions()] = 1
+        return self.observer.encode(g, g.current_seat)
+
+    def _info(self) -> dict:
+        return {}
