@@ -7,6 +7,8 @@ present only if the rules use it. ``play XX`` is ``play_base + card``.
 
 from __future__ import annotations
 
+import operator
+
 from .cards import CARD_NAMES, SUITS
 from .rules import Rules
 
@@ -42,13 +44,16 @@ class ActionLayout:
         self.size = len(names)
 
     def name(self, action: int) -> str:
-        if not isinstance(action, int) or not 0 <= action < self.size:
+        try:  # ints and numpy integers, never bools or floats
+            index = -1 if isinstance(action, bool) else operator.index(action)
+        except TypeError:
+            index = -1
+        if not 0 <= index < self.size:
             raise ValueError(f"action {action!r} is out of range: actions are integers 0 to {self.size - 1}")
-        return self.names[action]
+        return self.names[index]
 
     def action(self, name: str) -> int:
         key = " ".join(str(name).split()).lower()
-        key = key.replace("play ", "play ").strip()
         for candidate in (key, _upper_card(key)):
             if candidate in self.index:
                 return self.index[candidate]

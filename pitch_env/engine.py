@@ -7,11 +7,12 @@
 
 from __future__ import annotations
 
+import operator
 import random
 
 from .actions import ActionLayout
 from .cards import CARD_NAMES, SUITS, cards_in, mask_of, parse_cards, trump_table
-from .rules import EXCHANGE_HAND_SIZE, Rules, rules as make_rules
+from .rules import EXCHANGE_HAND_SIZE, Rules, rules as make_rules, validate
 from .scoring import SHOOT, HandResult, game_winner, score_hand
 
 PASS = 0
@@ -53,6 +54,8 @@ class Game:
     def __init__(self, rules: Rules | str = "setback", seed: int | None = None, deals=None, **options):
         if isinstance(rules, str) or options:
             rules = make_rules(rules, **options)
+        else:  # a Rules built by hand has not been checked yet
+            validate(rules)
         self.rules = rules
         self.layout = ActionLayout(rules)
         self.seed = random.SystemRandom().randrange(2**63) if seed is None else int(seed)
@@ -87,10 +90,17 @@ class Game:
         """Take ``action`` for ``current_seat``. An illegal action raises IllegalActionError
         and changes nothing."""
         legal = self.legal_actions()
-        if action not in legal or isinstance(action, bool):
+        try:  # ints and numpy integers; a float, a bool or a name is never an action index
+            index = -1 if isinstance(action, bool) else operator.index(action)
+        except TypeError:
+            index = -1
+        if index not in legal:
             raise IllegalActionError(self._illegal_message(action))
+        self.apply_legal(index)
+
+    def apply_legal(self, action: int) -> None:
+        """``apply`` for a caller that has just checked ``action in legal_actions()`` (the env)."""
         self._legal = None
-        action = int(action)
         phase = self.phase
         if phase == PLAY:
             self._play(action - self.layout.play_base)
@@ -222,8 +232,9 @@ class Game:
         if bid != PASS:  # legal bids always top the high bid, or steal it as the dealer
             self.high_bid, self.high_bidder = bid, seat
         end = r.bid_ends_auction
+        # "shoot" is above every numeric bid, so it also reaches a numeric closing bid.
         closes = bid != PASS and end is not None and (
-            (end == "shoot" and bid == SHOOT) or (end != "shoot" and bid != SHOOT and bid >= end)
+            bid == SHOOT or (end != "shoot" and bid >= end)
         )
         if not closes and seat != self.dealer:
             self.current_seat = (seat + 1) % r.num_players
@@ -393,11 +404,14 @@ class Game:
     def _illegal_message(self, action) -> str:
         legal = ", ".join(self.legal_action_names())
         if self.phase == OVER:
-            return f"the game is over (winner: side {self.winner}); no action can be taken. Start a new game."
+            how = (f"truncated after max_hands={self.rules.max_hands} hands" if self.truncated
+                   else f"won by side {self.winner}")
+            return f"the game is over ({how}); no action can be taken. Start a new Game."
         try:
             name = self.layout.name(action)
         except ValueError as e:
-            return f"{e}. Legal now for seat {self.current_seat}: {legal}"
+            hint = " (for an action name use apply_name)" if isinstance(action, str) else ""
+            return f"{e}{hint}. Legal now for seat {self.current_seat}: {legal}"
         return (f"illegal action {name!r} ({action}) for seat {self.current_seat} in the "
                 f"{PHASES[self.phase]} phase; legal now: {legal}")
 
@@ -426,24 +440,46 @@ def _shuffle_and_deal(r: Rules, dealer: int, rng: random.Random):
     return tuple(tuple(h) for h in hands), tuple(deck[pos:])
 
 
+def _cards_of(cards, what: str) -> list[int]:
+    """Notation (``"AS KH"``, ``["AS", "KH"]``) or card ints → card ints."""
+    if isinstance(cards, str):
+        return parse_cards(cards)
+    out = []
+    for c in cards:
+        if isinstance(c, str):
+            out += parse_cards(c)
+        elif isinstance(c, int) and not isinstance(c, bool) and 0 <= c < 54:
+            out.append(int(c))
+        else:
+            raise ValueError(f"{what} holds {c!r}: write cards as notation ('AS', 'TD', 'BJ') or ints 0-53")
+    return out
+
+
 def _normalise_deal(d, r: Rules):
-    """A user-written deal → (hands, stock) of card ints, checked card by card."""
+    """A user-written deal → (hands, stock) of card ints, checked card by card.
+
+    The stock, top first, must be exactly the cards not dealt; left out, it is those cards
+    in card order, so every card of the deck is always in exactly one place."""
     if isinstance(d, dict):
         hands, stock = d["deal"], d.get("stock") or []
     else:
         hands, stock = d, []
-    hands = [parse_cards(h) if isinstance(h, (str, list)) and h and isinstance(h if isinstance(h, str) else h[0], str) else list(h) for h in hands]
-    stock = parse_cards(stock) if stock and isinstance(stock if isinstance(stock, str) else stock[0], str) else list(stock)
+    hands = [_cards_of(h, f"seat {seat}'s hand") for seat, h in enumerate(hands)]
+    stock = _cards_of(stock, "the stock")
     if len(hands) != r.num_players:
         raise ValueError(f"a deal needs {r.num_players} hands (one per seat), got {len(hands)}")
     for seat, h in enumerate(hands):
         if len(h) != r.hand_size:
             raise ValueError(f"seat {seat} was dealt {len(h)} cards; these rules deal {r.hand_size}")
     cards = [c for h in hands for c in h] + stock
-    if len(set(cards)) != len(cards):
-        raise ValueError("a deal holds some card twice")
+    twice = sorted({c for c in cards if cards.count(c) > 1})
+    if twice:
+        raise ValueError(f"a deal holds {' '.join(CARD_NAMES[c] for c in twice)} twice; every card is dealt once")
     if any(c >= r.deck for c in cards):
-        raise ValueError(f"a deal holds a joker, but these rules use the {r.deck}-card deck")
-    if r.uses_stock and not stock:
-        stock = sorted(set(range(r.deck)) - set(cards))
+        raise ValueError(f"a deal holds a joker, but these rules use the {r.deck}-card deck (deck=54 adds BJ and LJ)")
+    undealt = sorted(set(range(r.deck)) - set(cards))
+    if not stock:
+        stock = undealt
+    elif undealt:
+        raise ValueError(f"the stock must hold every card not dealt; it lacks {' '.join(CARD_NAMES[c] for c in undealt)}")
     return tuple(tuple(h) for h in hands), tuple(stock)

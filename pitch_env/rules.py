@@ -155,7 +155,8 @@ def validate(r: Rules) -> None:
     """Raise ValueError naming the first impossible option of ``r``."""
     for name, choices in _CHOICES.items():
         value = getattr(r, name)
-        if value not in choices or isinstance(value, bool):
+        # type() as well: True == 1 and 52.0 == 52 would otherwise slip through.
+        if value not in choices or type(value) is not type(choices[0]):
             _fail(name, value, f"choose one of {', '.join(map(repr, choices))}")
     for name in ("num_players", "hand_size", "min_bid", "max_bid", "stick_min", "target_score", "max_hands"):
         value = getattr(r, name)

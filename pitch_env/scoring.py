@@ -156,8 +156,8 @@ def game_winner(rules: Rules, scores, pitcher: int, moon: str | None) -> int | N
 
 def points_captured(rules: Rules, table: TrumpTable | None, captured) -> list[int]:
     """Points each side has already secured by winning tricks this hand (what every seat can know):
-    Jack (and Low under low_to=capturer) in four_point, the point cards in ten_point. High and a
-    holder's Low depend on hidden cards and are only awarded at the end of the hand."""
+    the Jack in four_point, the point cards in ten_point. High, Low (even under low_to=capturer:
+    a lower trump may still be hidden in a hand) and Game are only known at the end of the hand."""
     points = [0] * rules.num_sides
     if table is None:
         return points
