@@ -135,10 +135,9 @@ def rules(variant: str = "setback", **overrides: Any) -> Rules:
     unknown = sorted(set(overrides) - set(_FIELD_TYPES))
     if unknown:
         raise ValueError(
-            f"unknown rules option {unknown[0]!r}: the options are {', '.join(sorted(set(_FIELD_TYPES) - {'variant'}))}"
+            f"unknown rules option {unknown[0]}={overrides[unknown[0]]!r}: "
+            f"the options are {', '.join(sorted(set(_FIELD_TYPES) - {'variant'}))}"
         )
-    if "variant" in overrides:
-        raise ValueError("'variant' names the preset; pass it as the first argument, not as an option")
     base.update(overrides)
     if "partnerships" not in base:  # setback: partnerships at 4 players, solo otherwise
         base["partnerships"] = base["num_players"] == 4
