@@ -1,0 +1,71 @@
+"""Decisions per second of random legal play through the wrapped AEC env, beside PettingZoo's own
+``texas_holdem_v4`` and ``leduc_holdem_v4`` in the same run and with the same loop.
+
+Every decision builds the observation and the action mask (``env.last()``), picks a uniformly
+random legal action from the mask and steps. One process, one core. Run: ``make bench`` or
+``pitch bench [--seconds S]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import random
+import time
+
+
+def decisions_per_second(make_env, seconds: float, seed: int = 0) -> tuple[float, int]:
+    """Play whole random games until ``seconds`` have passed; return (decisions/s, decisions)."""
+    env = make_env()
+    rng = random.Random(seed)
+    pick = rng.random
+    decisions, episode = 0, 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while time.perf_counter() < deadline:
+        env.reset(seed=seed + episode)
+        episode += 1
+        for _ in env.agent_iter():
+            obs, _, termination, truncation, _ = env.last()
+            if termination or truncation:
+                env.step(None)
+                continue
+            legal = obs["action_mask"].nonzero()[0]
+            env.step(int(legal[int(pick() * len(legal))]))
+            decisions += 1
+    return decisions / (time.perf_counter() - start), decisions
+
+
+def cases():
+    import pitch_env
+    from pettingzoo.classic import leduc_holdem_v4, texas_holdem_v4
+
+    out = []
+    for variant, players, partnerships in (
+        ("setback", 4, True), ("setback", 2, False), ("auction", 4, False), ("auction", 7, False),
+        ("ten_point", 4, True),
+    ):
+        label = f"pitch {variant} {players}p {'partnerships' if partnerships else 'solo'}"
+        out.append((label, lambda v=variant, n=players, p=partnerships: pitch_env.env(v, num_players=n, partnerships=p)))
+    out.append(("pettingzoo texas_holdem_v4", texas_holdem_v4.env))
+    out.append(("pettingzoo leduc_holdem_v4", leduc_holdem_v4.env))
+    return out
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=5.0, help="time per environment")
+    parser.add_argument("--only", default=None, help="run only cases whose label contains this text")
+    args = parser.parse_args(argv)
+    print(f"python {platform.python_version()} on {platform.machine()}, one process; {args.seconds:g} s each")
+    print(f"{'environment':40} {'decisions/s':>12} {'decisions':>10}")
+    for label, make in cases():
+        if args.only and args.only not in label:
+            continue
+        rate, n = decisions_per_second(make, args.seconds)
+        print(f"{label:40} {rate:12,.0f} {n:10,}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,309 @@
+"""Pitch as a PettingZoo AEC environment: every bid, trump declaration, stock decision, discard
+and card played is one agent step with an action mask.
+
+Agents: ``player_0 … player_{n-1}``, one per seat, clockwise; seat 0 deals the first hand.
+
+Actions: one ``Discrete`` space per rule set covering every action name of GAME_RECORD.md
+(``pass``, ``bid N``, ``bid shoot``, ``trump S``, ``stock keep``/``give``, ``discard XX``,
+``play XX``); ``env.unwrapped.action_name(i)`` / ``action_index(name)`` translate.
+
+Observations: ``{"observation": float32[size], "action_mask": int8[actions]}``, the same shape
+for every agent; the pieces are documented by ``env.unwrapped.observer.describe()`` (see
+pitch_env/observer.py). ``infos[agent]`` of the agent to move holds ``"legal_actions"`` (indices)
+and ``"infoset"``: the same information as a readable mapping (pitch_env/infoset.py), to be read
+before the next ``step`` (it is computed on first access).
+
+Rewards: ``reward="game"`` (default) gives, when the game ends, +1 to the winning side's seats and
+−1/(sides−1) to the others (zero-sum; 0 to all when truncated at ``max_hands``). ``reward="hand"``
+gives after each hand the seat's side score change divided by the most points a hand can give.
+``episode="hand"`` plays one hand per episode from a random dealer (needs ``reward="hand"``).
+
+Illegal actions: with ``illegal_action="terminate"`` (default) the game ends, the offending agent
+gets ``illegal_reward`` (default −1) and a warning names the action and the legal ones; with
+``illegal_action="raise"`` a ValueError says the same and nothing changes. Actions outside the
+action space always raise ValueError.
+
+Version history: v0 — first release.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import warnings
+from collections.abc import Mapping
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .engine import BID, PLAY, Game
+from .infoset import infoset
+from .observer import Observer, LiveTable
+from .render import render_record, render_view
+from .rules import rules as make_rules
+
+_ENV_OPTIONS = {
+    "reward": ("game", "hand"),
+    "episode": ("game", "hand"),
+    "illegal_action": ("terminate", "raise"),
+}
+
+
+def env(variant: str = "setback", **kwargs):
+    """The Pitch AEC environment with PettingZoo's order-enforcing wrapper (see module docs)."""
+    return OrderEnforcingWrapper(raw_env(variant, **kwargs))
+
+
+def _forward(name: str):
+    def get(self):
+        if not self._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return getattr(self.env, name)
+
+    return property(get)
+
+
+class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's OrderEnforcingWrapper, with the per-step attributes forwarded directly.
+
+    The stock wrapper reaches them through two ``__getattr__`` layers, which costs more than a
+    whole move of the game; the checks are the same.
+    """
+
+    agent_selection = _forward("agent_selection")
+    terminations = _forward("terminations")
+    truncations = _forward("truncations")
+    rewards = _forward("rewards")
+    infos = _forward("infos")
+    agents = _forward("agents")
+    _cumulative_rewards = _forward("_cumulative_rewards")
+
+    def last(self, observe: bool = True):
+        if not self._has_reset:
+            raise AttributeError("last() cannot be called before reset")
+        return self.env.last(observe)
+
+
+class InfoSet(Mapping):
+    """The readable view of what a seat may know, computed on first access.
+
+    It describes the step at which it was handed out; reading it after the environment has
+    moved on raises an error instead of returning a view of a different moment.
+    """
+
+    __slots__ = ("_env", "_step", "_seat", "_data")
+
+    def __init__(self, env: "raw_env", seat: int):
+        self._env, self._step, self._seat, self._data = env, env._step_count, seat, None
+
+    def _get(self) -> dict:
+        if self._data is None:
+            if self._env._step_count != self._step:
+                raise RuntimeError("this infoset belongs to an earlier step: read info['infoset'] "
+                                   "(or copy it with dict(...)) before calling env.step again")
+            self._data = infoset(self._env.game, self._seat)
+        return self._data
+
+    def __getitem__(self, key):
+        return self._get()[key]
+
+    def __iter__(self):
+        return iter(self._get())
+
+    def __len__(self):
+        return len(self._get())
+
+    def __repr__(self):
+        return f"InfoSet({self._get()!r})"
+
+
+class raw_env(AECEnv):
+    metadata = {"render_modes": ["human", "ansi"], "name": "pitch_v0", "is_parallelizable": False,
+                "render_fps": 1}
+
+    def __init__(self, variant: str = "setback", render_mode: str | None = None, reward: str = "game",
+                 episode: str = "game", illegal_reward: float = -1.0, illegal_action: str = "terminate",
+                 **options):
+        super().__init__()
+        for name, value in (("reward", reward), ("episode", episode), ("illegal_action", illegal_action)):
+            if value not in _ENV_OPTIONS[name]:
+                raise ValueError(f"env option {name}={value!r} is not allowed: choose one of "
+                                 f"{', '.join(map(repr, _ENV_OPTIONS[name]))}")
+        if episode == "hand" and reward != "hand":
+            raise ValueError("env option episode='hand' needs reward='hand': a single hand has no game winner")
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise ValueError(f"render_mode={render_mode!r} is not supported: use None, 'ansi' or 'human'")
+        try:
+            self.rules = make_rules(variant, **options)
+        except ValueError as e:
+            if "unknown rules option" not in str(e):
+                raise
+            raise ValueError(f"{e}; the env's own options are render_mode, reward, episode, "
+                             "illegal_reward, illegal_action") from None
+        # A hand-long episode is a one-hand game from a random dealer (drawn from the game's seed).
+        self._game_rules = (dataclasses.replace(self.rules, first_dealer="random", max_hands=1)
+                            if episode == "hand" else self.rules)
+        self.render_mode, self.reward_mode, self.episode = render_mode, reward, episode
+        self.illegal_reward, self.illegal_action = float(illegal_reward), illegal_action
+        self.observer = Observer(self.rules)
+        self._live = LiveTable(self.observer)
+        n = self.rules.num_players
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        probe = Game(self.rules, seed=0)
+        self.layout = probe.layout
+        self.num_actions = self.layout.size
+        obs_space = spaces.Dict({
+            "observation": spaces.Box(-np.inf, np.inf, (self.observer.size,), np.float32),
+            "action_mask": spaces.Box(0, 1, (self.num_actions,), np.int8),
+        })
+        act_space = spaces.Discrete(self.num_actions)
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: act_space for a in self.possible_agents}
+        self._hand_scale = 1.0 / self.rules.max_hand_points
+        self._seed_source = None
+        self.game = None
+        self._step_count = 0
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    def action_name(self, action: int) -> str:
+        return self.layout.name(int(action) if isinstance(action, np.integer) else action)
+
+    def action_index(self, name: str) -> int:
+        return self.layout.action(name)
+
+    def action_masks(self) -> np.ndarray:
+        """The mask of the agent to move (sb3-contrib MaskablePPO style)."""
+        mask = np.zeros(self.num_actions, np.int8)
+        if self.game is not None and not self.game.is_over:
+            mask[self.game.legal_actions()] = 1
+        return mask
+
+    def game_record(self) -> dict:
+        return self.game.game_record()
+
+    # ---------------------------------------------------------------- AEC API
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        if seed is not None:
+            self._seed_source = random.Random(seed)
+            game_seed = seed
+        elif self._seed_source is not None:
+            game_seed = self._seed_source.randrange(2**63)
+        else:
+            game_seed = None
+        self.game = Game(self._game_rules, seed=game_seed)
+        self._live.sync(self.game)
+        self.agents = list(self.possible_agents)
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self._rewarded = False
+        self._step_count += 1
+        self._set_turn()
+
+    def observe(self, agent):
+        seat = self.agent_name_mapping[agent]
+        mask = bytearray(self.num_actions)  # filled byte by byte: cheaper than numpy fancy indexing
+        if seat == self.game.current_seat:
+            for a in self.game.legal_actions():
+                mask[a] = 1
+        return {"observation": self._live.observe(seat), "action_mask": np.frombuffer(mask, np.int8)}
+
+    def step(self, action):
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            return self._was_dead_step(action)
+        game = self.game
+        if isinstance(action, np.integer):
+            action = int(action)
+        if not isinstance(action, int) or isinstance(action, bool) or not 0 <= action < self.num_actions:
+            raise ValueError(f"action {action!r} is outside the action space: use an integer from 0 to "
+                             f"{self.num_actions - 1} (see env.unwrapped.action_name)")
+        if self._rewarded:
+            for a in self.rewards:
+                self.rewards[a] = 0.0
+            self._rewarded = False
+        self._cumulative_rewards[agent] = 0.0
+        self.infos[agent] = {}
+        self._step_count += 1
+        if action not in game.legal_actions():
+            return self._illegal(agent, action)
+        seat, phase, hand = game.current_seat, game.phase, game.hand_number
+        game.apply_legal(action)
+        self._live.after(game, seat, action, phase, hand)
+        if game.hand_number != hand or game.is_over:
+            self._end_of_hand(hand)
+        else:
+            self._set_turn()
+        if self.render_mode == "human":
+            self.render()
+
+    # ---------------------------------------------------------------- helpers
+    def _set_turn(self):
+        seat = self.game.current_seat
+        agent = self.possible_agents[seat]
+        self.agent_selection = agent
+        self.infos[agent] = {"legal_actions": list(self.game.legal_actions()), "infoset": InfoSet(self, seat)}
+
+    def _end_of_hand(self, hand_number: int):
+        game = self.game
+        record = game.finished[-1]
+        if self.reward_mode == "hand":
+            self._give({s: record["score_change"][self.rules.side_of(s)] * self._hand_scale
+                        for s in range(self.rules.num_players)})
+        episode_over = game.is_over or self.episode == "hand"
+        if not episode_over:
+            self._set_turn()
+            return
+        if self.reward_mode == "game" and game.winner is not None:
+            k = self.rules.num_sides
+            self._give({s: 1.0 if self.rules.side_of(s) == game.winner else -1.0 / (k - 1)
+                        for s in range(self.rules.num_players)})
+        truncated = game.truncated and self.episode == "game"
+        for a in self.agents:
+            self.terminations[a] = not truncated
+            self.truncations[a] = truncated
+        self.agent_selection = self.possible_agents[(game.dealer + 1) % self.rules.num_players] \
+            if not game.is_over else self.possible_agents[self.agent_name_mapping[self.agent_selection]]
+
+    def _give(self, by_seat: dict[int, float]):
+        for seat, r in by_seat.items():
+            agent = self.possible_agents[seat]
+            self.rewards[agent] += r
+            self._cumulative_rewards[agent] += r
+        self._rewarded = True
+
+    def _illegal(self, agent: str, action: int):
+        message = self.game._illegal_message(action)
+        if self.illegal_action == "raise":
+            raise ValueError(message)
+        warnings.warn(f"{agent}: {message}. The game ends with illegal_reward={self.illegal_reward} for {agent}.",
+                      stacklevel=3)
+        self._give({self.agent_name_mapping[agent]: self.illegal_reward})
+        for a in self.agents:
+            self.terminations[a] = True
+
+    def render(self):
+        if self.render_mode is None:
+            warnings.warn("render() called without a render_mode: pass render_mode='ansi' or 'human'")
+            return None
+        if self.game.is_over:
+            text = render_record(self.game_record())
+        else:
+            text = render_view(infoset(self.game, self.game.current_seat))
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self):
+        pass

@@ -1,0 +1,270 @@
+"""The PettingZoo AEC environment: conformance, masks, observations, rewards, errors, seeding."""
+
+from __future__ import annotations
+
+import random
+import warnings
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, render_test, seed_test
+
+import pitch_env
+from pitch_env.infoset import infoset
+from pitch_env.observer import Observer
+
+# Every preset × every allowed player count × solo/partnership.
+CONFIGS = [("setback", n, n == 4) for n in (2, 3, 4)] + [("setback", 4, False)]
+CONFIGS += [("auction", n, False) for n in range(2, 8)] + [("auction", 4, True), ("auction", 6, True)]
+CONFIGS += [("ten_point", 4, True), ("ten_point", 4, False)]
+IDS = [f"{v}-{n}p-{'team' if p else 'solo'}" for v, n, p in CONFIGS]
+
+
+def make(variant, n, partnerships, **kw):
+    return pitch_env.env(variant, num_players=n, partnerships=partnerships, **kw)
+
+
+def random_game(env, seed):
+    """Play one random game, yielding (env, agent) before each decision."""
+    rng = random.Random(seed)
+    env.reset(seed=seed)
+    for agent in env.agent_iter():
+        obs, _, term, trunc, info = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        yield agent, obs, info
+        env.step(rng.choice(info["legal_actions"]))
+
+
+@pytest.mark.parametrize("variant,n,partnerships", CONFIGS, ids=IDS)
+def test_pettingzoo_api_seed_and_render_tests_pass(variant, n, partnerships):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PettingZoo's generic notes about Dict observations
+        api_test(make(variant, n, partnerships), num_cycles=100)
+        seed_test(lambda: make(variant, n, partnerships), num_cycles=100)
+        render_test(lambda render_mode=None: make(variant, n, partnerships, render_mode=render_mode))
+
+
+@pytest.mark.parametrize("variant,n,partnerships", CONFIGS, ids=IDS)
+def test_mask_observation_and_infoset_agree_with_the_engine_at_every_step(variant, n, partnerships):
+    env = make(variant, n, partnerships)
+    raw = env.unwrapped
+    fresh = Observer(raw.rules)
+    space = raw.observation_space("player_0")
+    for seed in range(3):
+        for agent, obs, info in random_game(env, seed):
+            game = raw.game
+            seat = raw.agent_name_mapping[agent]
+            assert seat == game.current_seat
+            assert np.flatnonzero(obs["action_mask"]).tolist() == sorted(game.legal_actions())
+            assert info["legal_actions"] == game.legal_actions()
+            assert np.array_equal(raw.action_masks(), obs["action_mask"])
+            # the move-by-move table equals an encoding from scratch
+            np.testing.assert_allclose(obs["observation"], fresh.encode(game, seat), atol=1e-6)
+            assert space.contains(obs)
+            assert dict(info["infoset"]) == infoset(game, seat)
+            assert info["infoset"]["legal_actions"] == [raw.action_name(a) for a in game.legal_actions()]
+
+
+def _swap_hidden_card(game, viewer):
+    """A copy of ``game`` where two other seats have swapped one unplayed card each."""
+    others = [s for s in range(game.rules.num_players) if s != viewer and game.hands[s]]
+    if len(others) < 2:
+        return None, None
+    a, b = others[:2]
+    ca, cb = game.hand_cards(a)[0], game.hand_cards(b)[0]
+    twin = game.clone()
+    twin.hands[a] = (twin.hands[a] & ~(1 << ca)) | (1 << cb)
+    twin.hands[b] = (twin.hands[b] & ~(1 << cb)) | (1 << ca)
+    return twin, a
+
+
+@pytest.mark.parametrize("variant,n,partnerships", [c for c in CONFIGS if c[1] >= 3],
+                         ids=[i for c, i in zip(CONFIGS, IDS) if c[1] >= 3])
+def test_observation_and_infoset_hold_nothing_the_seat_cannot_know(variant, n, partnerships):
+    env = make(variant, n, partnerships)
+    raw = env.unwrapped
+    observer = Observer(raw.rules)
+    checked = 0
+    for agent, obs, info in random_game(env, seed=11):
+        game = raw.game
+        seat = game.current_seat
+        twin, other = _swap_hidden_card(game, seat)
+        if twin is None:
+            continue
+        # what the seat knows is identical in both worlds …
+        assert np.array_equal(observer.encode(game, seat), observer.encode(twin, seat))
+        assert infoset(game, seat) == infoset(twin, seat)
+        # … while a seat holding a swapped card does see the difference (the test can fail)
+        assert not np.array_equal(observer.encode(game, other), observer.encode(twin, other))
+        checked += 1
+    assert checked > 10
+
+
+def test_ten_point_discards_are_private_but_draw_counts_public():
+    env = pitch_env.env("ten_point")
+    raw = env.unwrapped
+    observer = Observer(raw.rules)
+    for agent, obs, info in random_game(env, seed=3):
+        game = raw.game
+        if game.phase_name == "play":
+            break
+    seat = game.current_seat
+    views = observer.views(observer.encode(game, seat))
+    assert views["discards"].sum() == len(game.discards[seat])
+    assert views["draws"].sum() == len(game.draws[seat])
+    counts = sorted(round(x * game.rules.deck) for x in views["draw_counts"])
+    assert counts == sorted(len(d) for d in game.draws)
+    for other in range(4):  # another seat's discards never reach this seat's observation
+        if other != seat and game.discards[other] != game.discards[seat]:
+            twin = game.clone()
+            twin.discards[other] = []
+            assert np.array_equal(observer.encode(twin, seat), observer.encode(game, seat))
+
+
+def test_illegal_action_ends_the_game_with_illegal_reward_and_a_warning_naming_it():
+    env = pitch_env.env("setback")
+    env.reset(seed=1)
+    agent = env.agent_selection
+    illegal = env.unwrapped.action_index("play AS")  # nobody plays a card during the auction
+    with pytest.warns(UserWarning, match=r"illegal action 'play AS'.*legal now: pass, bid 1"):
+        env.step(illegal)
+    assert env.rewards[agent] == -1.0
+    assert all(env.terminations.values())
+    assert sum(v for a, v in env.rewards.items() if a != agent) == 0
+
+
+def test_illegal_action_raise_mode_raises_and_changes_nothing():
+    env = pitch_env.env("auction", illegal_action="raise")
+    env.reset(seed=2)
+    before = (env.unwrapped.game_record(), env.agent_selection, env.last()[0]["observation"].copy())
+    with pytest.raises(ValueError, match="illegal action 'play 2C'"):
+        env.step(env.unwrapped.action_index("play 2C"))
+    after = (env.unwrapped.game_record(), env.agent_selection, env.last()[0]["observation"])
+    assert before[0] == after[0] and before[1] == after[1]
+    assert np.array_equal(before[2], after[2])
+
+
+@pytest.mark.parametrize("action", [-1, 10_000, 1.5, "pass", None])
+def test_actions_outside_the_action_space_raise_a_clear_error(action):
+    env = pitch_env.env("setback")
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="outside the action space|only valid action is None"):
+        env.step(action)
+
+
+def test_after_the_end_every_agent_steps_none_and_the_env_is_empty():
+    env = pitch_env.env("ten_point")
+    for _ in random_game(env, seed=5):
+        pass
+    assert env.agents == []
+    assert env.unwrapped.game_record()["winner"] is not None
+
+
+def test_dead_agent_refuses_a_real_action():
+    env = pitch_env.env("setback")
+    env.reset(seed=1)
+    with pytest.warns(UserWarning):
+        env.step(env.unwrapped.action_index("play AS"))
+    with pytest.raises(ValueError, match="only valid action is None"):
+        env.step(0)
+
+
+def test_same_seed_same_game_and_different_seed_different_deal():
+    def record(seed):
+        env = pitch_env.env("auction", num_players=5)
+        for _ in random_game(env, seed):
+            pass
+        return env.unwrapped.game_record()
+
+    assert record(4) == record(4)
+    assert record(4)["hands"][0]["deal"] != record(5)["hands"][0]["deal"]
+
+
+def test_reset_without_seed_continues_the_seeded_sequence():
+    a, b = pitch_env.env("setback"), pitch_env.env("setback")
+    a.reset(seed=9), b.reset(seed=9)
+    a.reset(), b.reset()
+    assert a.unwrapped.game_record()["hands"][0]["deal"] == b.unwrapped.game_record()["hands"][0]["deal"]
+
+
+@pytest.mark.parametrize("variant,n,partnerships", [("setback", 4, True), ("auction", 5, False), ("ten_point", 4, True)])
+def test_game_reward_is_zero_sum_and_goes_to_the_winning_side(variant, n, partnerships):
+    env = make(variant, n, partnerships)
+    raw = env.unwrapped
+    totals = {a: 0.0 for a in raw.possible_agents}
+    rng = random.Random(0)
+    env.reset(seed=3)
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        totals[agent] += reward
+        env.step(None if term or trunc else rng.choice(info["legal_actions"]))
+    record = raw.game_record()
+    assert abs(sum(totals.values())) < 1e-9
+    if record["winner"] is not None:
+        winners = {f"player_{s}" for s in record["sides"][record["winner"]]}
+        assert all(totals[a] == 1.0 for a in winners)
+        assert all(totals[a] < 0 for a in totals if a not in winners)
+
+
+def test_hand_reward_is_the_side_score_change_over_the_most_a_hand_gives():
+    env = pitch_env.env("setback", reward="hand")
+    raw = env.unwrapped
+    totals = {a: 0.0 for a in raw.possible_agents}
+    rng = random.Random(1)
+    env.reset(seed=1)
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        totals[agent] += reward
+        env.step(None if term or trunc else rng.choice(info["legal_actions"]))
+    scores = raw.game_record()["final_scores"]
+    for seat, agent in enumerate(raw.possible_agents):
+        assert totals[agent] == pytest.approx(scores[seat % 2] / 4)
+
+
+def test_hand_episode_ends_after_one_hand_from_a_random_dealer():
+    dealers = set()
+    for seed in range(8):
+        env = pitch_env.env("auction", episode="hand", reward="hand")
+        for _ in random_game(env, seed):
+            pass
+        record = env.unwrapped.game_record()
+        assert len(record["hands"]) == 1
+        dealers.add(record["hands"][0]["dealer"])
+    assert len(dealers) > 1
+
+
+def test_bad_env_options_are_refused_with_the_allowed_values():
+    with pytest.raises(ValueError, match="reward='points'.*'game', 'hand'"):
+        pitch_env.env("setback", reward="points")
+    with pytest.raises(ValueError, match="episode='hand' needs reward='hand'"):
+        pitch_env.env("setback", episode="hand")
+    with pytest.raises(ValueError, match="unknown rules option colour.*env's own options are render_mode, reward"):
+        pitch_env.env("setback", colour="red")
+
+
+def test_action_names_round_trip_and_unknown_names_list_the_forms():
+    raw = pitch_env.raw_env("ten_point")
+    for i in range(raw.num_actions):
+        assert raw.action_index(raw.action_name(i)) == i
+    assert raw.action_name(raw.action_index("play BJ")) == "play BJ"
+    with pytest.raises(ValueError, match="valid forms are pass, bid N"):
+        raw.action_index("fold")
+
+
+def test_infoset_read_after_the_next_step_is_refused():
+    env = pitch_env.env("setback")
+    env.reset(seed=0)
+    info = env.last()[4]
+    env.step(info["legal_actions"][0])
+    with pytest.raises(RuntimeError, match="earlier step"):
+        info["infoset"]["hand"]
+
+
+def test_observation_pieces_cover_the_buffer_and_are_documented():
+    for variant in pitch_env.variants():
+        observer = pitch_env.raw_env(variant).observer
+        sizes = sum(p.size for p in observer.pieces.values())
+        assert sizes == observer.size
+        assert "| `hand` | 0 |" in observer.describe()
