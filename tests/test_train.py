@@ -146,3 +146,33 @@ def test_a_failed_write_leaves_the_old_file_and_no_partial_file(tmp_path):
         atomic_write(target, half_then_crash)
     assert target.read_bytes() == b"old complete file"
     assert [p.name for p in tmp_path.iterdir()] == ["policy.safetensors"]
+
+
+# ---------------------------------------------------------------- suit-canonical observations
+@pytest.mark.parametrize("variant", ["setback", "ten_point"])
+def test_canonical_view_shows_trump_as_clubs_and_maps_every_legal_action_back(variant):
+    import numpy as np
+
+    from pitch_env.observer import Observer
+    from train.canonical import SuitCanonical
+
+    rules = pitch_env.rules(variant)
+    canon, observer = SuitCanonical(rules), Observer(rules)
+    trump_at = observer.pieces["trump"].offset
+    game, rng = pitch_env.Game(rules, seed=3), np.random.default_rng(3)
+    seen_trump = False
+    while not game.is_over and game.hand_number < 3:
+        seat, legal = game.current_seat, game.legal_actions()
+        mask = np.zeros(game.layout.size, np.int8)
+        mask[legal] = 1
+        obs = observer.encode(game, seat)
+        cobs, cmask, act_src = canon.apply(obs, mask)
+        assert sorted(act_src[np.flatnonzero(cmask)]) == sorted(legal)  # a bijection on the legal actions
+        assert cobs.sum() == pytest.approx(obs.sum())  # only moved, never changed
+        if game.trump is not None:
+            seen_trump = True
+            assert cobs[trump_at:trump_at + 4].tolist() == [1, 0, 0, 0]
+            hand = cobs[:52].reshape(4, 13)
+            assert hand[0].sum() == sum(1 for c in game.hand_cards(seat) if c < 52 and c // 13 == game.trump)
+        game.apply(int(rng.choice(legal)))
+    assert seen_trump

@@ -36,6 +36,8 @@ class TrainConfig:
     # ----- the reward
     reward: Literal["hand", "game"] = "hand"  # hand: side's score change minus the opponents' after every hand; game: only win/loss
     win_bonus: float = 1.0  # added (won) or subtracted (lost) at the end of the game
+    # ----- the observation
+    observation: Literal["plain", "suit_canonical"] = "suit_canonical"  # suit_canonical: trump shown as suit 0 (train/canonical.py)
     # ----- the network (an MLP for the policy and one for the value)
     hidden: list[int] = field(default_factory=lambda: [256, 256])  # hidden layer widths
     activation: Literal["tanh", "relu"] = "relu"  # hidden layer activation

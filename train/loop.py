@@ -25,7 +25,7 @@ from pitch_env.observer import LAYOUT_VERSION, Observer
 
 from .config import TrainConfig, load_config, save_yaml, to_dict
 from .opponents import OpponentPool
-from .policy import PolicyMLP, atomic_write, make_card, read_policy, save_policy
+from .policy import PolicyMLP, atomic_write, make_card, make_transform, read_policy, save_policy
 from .selfplay import SelfPlayEnv
 
 ACTIVATIONS = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
@@ -37,8 +37,11 @@ def make_env(cfg: TrainConfig, index: int):
     def thunk():
         torch.set_num_threads(1)
         rules = cfg.resolved_rules()
-        pool = OpponentPool(rules, cfg.opponents, cfg.snapshot_pool, seed=cfg.seed * 1000 + index)
-        return SelfPlayEnv(rules, pool, cfg.reward, cfg.win_bonus, seed=cfg.seed * 1000 + index)
+        transform = make_transform(cfg.observation, rules)
+        pool = OpponentPool(rules, cfg.opponents, cfg.snapshot_pool, seed=cfg.seed * 1000 + index,
+                            transform=transform)
+        return SelfPlayEnv(rules, pool, cfg.reward, cfg.win_bonus, seed=cfg.seed * 1000 + index,
+                           transform=transform)
     return thunk
 
 
@@ -72,7 +75,7 @@ def export_policy(model, activation: str) -> PolicyMLP:
 def policy_card(cfg: TrainConfig, policy: PolicyMLP, steps: int) -> dict:
     rules = cfg.resolved_rules()
     return make_card(rules, policy, steps, to_dict(cfg), Observer(rules).size, LAYOUT_VERSION,
-                     ActionLayout(rules).size)
+                     ActionLayout(rules).size, cfg.observation)
 
 
 # ---------------------------------------------------------------------- the run directory

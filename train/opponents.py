@@ -70,8 +70,8 @@ def rule_overrides(rules) -> dict:
 class OpponentPool:
     """Weighted draw over entries; ``"self"`` draws uniformly among the frozen snapshots."""
 
-    def __init__(self, rules, weights: dict[str, float], snapshot_pool: int, seed: int):
-        self.rules = rules
+    def __init__(self, rules, weights: dict[str, float], snapshot_pool: int, seed: int, transform=None):
+        self.rules, self.transform = rules, transform
         self.observer = Observer(rules)
         self.action_size = ActionLayout(rules).size
         self.names = [k for k, w in weights.items() if w > 0]
@@ -83,6 +83,7 @@ class OpponentPool:
         self._agents: dict[tuple[str, int], AgentOpponent] = {}
 
     def add_snapshot(self, policy: PolicyMLP) -> None:
+        policy.transform = self.transform
         self.snapshots.append(PolicyOpponent(policy, self.observer, self.action_size, self.rng))
         del self.snapshots[:-self.snapshot_pool]
 

@@ -26,20 +26,27 @@ class CheckpointError(ValueError):
 class PolicyMLP:
     """Inference-only policy: hidden layers, then logits; illegal actions masked out."""
 
-    def __init__(self, weights: list[tuple[np.ndarray, np.ndarray]], activation: str):
+    def __init__(self, weights: list[tuple[np.ndarray, np.ndarray]], activation: str, transform=None):
+        self.transform = transform  # e.g. train.canonical.SuitCanonical: applied to obs and mask, undone on the action
         self.layers = [(np.ascontiguousarray(w, np.float32), np.ascontiguousarray(b, np.float32)) for w, b in weights]
         self.activation = activation
-        self._act = np.tanh if activation == "tanh" else (lambda x: np.maximum(x, 0.0, out=x))
+        self._activation = np.tanh if activation == "tanh" else (lambda x: np.maximum(x, 0.0, out=x))
 
     def logits(self, obs: np.ndarray) -> np.ndarray:
         x = obs
         for w, b in self.layers[:-1]:
-            x = self._act(x @ w.T + b)
+            x = self._activation(x @ w.T + b)
         w, b = self.layers[-1]
         return x @ w.T + b
 
     def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator | None = None) -> int:
         """The most likely legal action, or one sampled from the masked softmax when ``rng`` is given."""
+        if self.transform is not None:
+            obs, mask, act_src = self.transform.apply(obs, mask)
+            return int(act_src[self._act(obs, mask, rng)])
+        return self._act(obs, mask, rng)
+
+    def _act(self, obs, mask, rng) -> int:
         z = self.logits(obs)
         legal = np.flatnonzero(mask)
         z = z[legal]
@@ -96,12 +103,12 @@ def atomic_write(path: str | Path, write) -> None:
 
 
 def make_card(rules, policy: PolicyMLP, steps: int, config: dict, observer_size: int, layout_version: int,
-              action_size: int) -> dict:
+              action_size: int, transform: str | None = None) -> dict:
     return {
         "format": FORMAT,
         "variant": rules.variant,
         "rules": rules.as_dict(),
-        "observation": {"layout_version": layout_version, "size": observer_size},
+        "observation": {"layout_version": layout_version, "size": observer_size, "transform": transform},
         "actions": {"size": action_size},
         "network": {"shape": policy.shape, "activation": policy.activation},
         "training_steps": int(steps),
@@ -196,6 +203,19 @@ def load_policy(path: str | Path, rules) -> tuple[PolicyMLP, dict]:
     from pitch_env.observer import LAYOUT_VERSION, Observer
 
     policy, card = read_policy(path)
-    check_fits(card, rules, Observer(rules).size, LAYOUT_VERSION, ActionLayout(rules).size,
-               f"checkpoint {str(path)!r}")
+    where = f"checkpoint {str(path)!r}"
+    check_fits(card, rules, Observer(rules).size, LAYOUT_VERSION, ActionLayout(rules).size, where)
+    policy.transform = make_transform(card["observation"].get("transform"), rules, where)
     return policy, card
+
+
+def make_transform(name: str | None, rules, where: str = "config"):
+    """The observation transform a policy was trained with (None: the plain Observer vector)."""
+    if name in (None, "plain"):
+        return None
+    from . import canonical
+
+    if name == canonical.NAME:
+        return canonical.SuitCanonical(rules)
+    raise CheckpointError(f"{where} uses observation transform {name!r}, which this version does not know "
+                          f"(known: plain, {canonical.NAME})")

@@ -20,8 +20,10 @@ from .policy import PolicyMLP
 class SelfPlayEnv(gym.Env):
     metadata = {"render_modes": []}
 
-    def __init__(self, rules, pool: OpponentPool, reward: str = "hand", win_bonus: float = 1.0, seed: int = 0):
-        self.rules, self.pool = rules, pool
+    def __init__(self, rules, pool: OpponentPool, reward: str = "hand", win_bonus: float = 1.0, seed: int = 0,
+                 transform=None):
+        self.rules, self.pool, self.transform = rules, pool, transform
+        self._act_src = None
         self.reward_mode, self.win_bonus = reward, float(win_bonus)
         self.observer = Observer(rules)
         self.action_size = pool.action_size
@@ -57,9 +59,10 @@ class SelfPlayEnv(gym.Env):
         g = self.game
         if g.current_seat is None or g.rules.side_of(g.current_seat) != self.side:
             raise RuntimeError("step() called when the learner is not to move; call reset()")
+        action = int(action) if self._act_src is None else int(self._act_src[action])
         if g.phase == BID:
-            self._count_bid(int(action))
-        g.apply(int(action))
+            self._count_bid(action)
+        g.apply(action)
         self._reward = 0.0
         self._after_move()
         self._advance()
@@ -73,11 +76,11 @@ class SelfPlayEnv(gym.Env):
         return obs, self._reward, terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
-        return self._mask
+        return self._mask if self._act_src is None else self._canon_mask
 
     def add_snapshot(self, layers, activation: str) -> None:
         """Freeze a copy of the learner into this env's opponent pool (called through env_method)."""
-        self.pool.add_snapshot(PolicyMLP(layers, activation))
+        self.pool.add_snapshot(PolicyMLP(layers, activation))  # the pool gives it the env's transform
 
     # ------------------------------------------------------------------ inside
     def _advance(self) -> None:
@@ -115,7 +118,10 @@ class SelfPlayEnv(gym.Env):
         g = self.game
         self._mask.fill(0)
         self._mask[g.legal_actions()] = 1
-        return self.observer.encode(g, g.current_seat)
+        obs = self.observer.encode(g, g.current_seat)
+        if self.transform is not None:
+            obs, self._canon_mask, self._act_src = self.transform.apply(obs, self._mask)
+        return obs
 
     def _info(self) -> dict:
         return {}

@@ -1,0 +1,221 @@
+"""Agents: only legal moves in every preset, never the hidden game, sensible heuristic choices,
+and PIMC worlds that agree with the real game."""
+
+import random
+
+import pytest
+
+import pitch_env
+from agents import SPEC_FORMS, make
+from agents.view import read
+from agents.worlds import build_world, sample_hands, void_masks
+from pitch_env.cards import cards_in, parse_card
+from pitch_env.infoset import infoset
+
+PRESETS = ("setback", "auction", "ten_point")
+SPECS = ("random", "heuristic", "pimc:2")
+
+
+class PoisonedGame:
+    """Stands in for env.unwrapped.game while an agent thinks: any use of it fails the test."""
+
+    def __getattr__(self, name):
+        raise AssertionError(f"an agent read the hidden game (game.{name})")
+
+
+def play_guarded(env, players, seed):
+    """Play one game; each agent acts while env.unwrapped.game is poisoned."""
+    raw = env.unwrapped
+    env.reset(seed=seed)
+    for p in players:
+        p.reset(seed=seed)
+    for name in env.agent_iter():
+        obs, _, term, trunc, info = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        info = dict(info, infoset=dict(info["infoset"]))  # computed now, from the real game
+        game, raw.game = raw.game, PoisonedGame()
+        try:
+            action = players[raw.agent_name_mapping[name]].act(obs, info)
+        finally:
+            raw.game = game
+        assert action in info["legal_actions"], (name, raw.action_name(action), info["infoset"]["legal_actions"])
+        env.step(action)  # illegal_action="raise" would fail here too
+    return raw.game_record()
+
+
+@pytest.mark.parametrize("variant", PRESETS)
+@pytest.mark.parametrize("spec", SPECS)
+def test_agent_plays_only_legal_actions_and_never_reads_the_hidden_game(variant, spec):
+    env = pitch_env.env(variant, illegal_action="raise", max_hands=3)
+    n = env.unwrapped.rules.num_players
+    players = [make(spec, env, seed=s) for s in range(n)]
+    for seed in (1, 2):
+        record = play_guarded(env, players, seed)
+        assert record["hands"], "no hand was played"
+
+
+def test_agents_keep_to_the_rules_at_other_table_sizes():
+    for variant, options in (("auction", dict(num_players=3)), ("auction", dict(num_players=6, partnerships=True)),
+                             ("setback", dict(num_players=2)), ("setback", dict(shoot="dealer_double")),
+                             ("auction", dict(low_to="capturer", num_players=5))):
+        env = pitch_env.env(variant, illegal_action="raise", max_hands=2, **options)
+        players = [make(spec, env, seed=1) for spec in ("heuristic", "pimc:1") for _ in range(3)]
+        play_guarded(env, players[: env.unwrapped.rules.num_players], seed=3)
+
+
+def test_random_agent_is_reproducible_from_its_seed():
+    env = pitch_env.env("setback")
+    a, b = make("random", env, seed=5), make("random", env, seed=5)
+    env.reset(seed=1)
+    obs, _, _, _, info = env.last()
+    assert [a.act(obs, info) for _ in range(20)] == [b.act(obs, info) for _ in range(20)]
+
+
+def test_unknown_spec_lists_the_valid_forms():
+    env = pitch_env.env("setback")
+    for bad in ("minimax", "pimc:many", "pimc:0", "heuristic:3", ""):
+        with pytest.raises(ValueError) as e:
+            make(bad, env)
+        assert "pimc:N" in str(e.value) or "pimc:" in str(e.value)
+    assert "checkpoint:PATH" in SPEC_FORMS
+
+
+# ---------------------------------------------------------------- the heuristic, hand by hand
+def decide(variant, deal, actions, seat=None, **options):
+    """The heuristic's move after ``actions`` (names) from a written deal."""
+    game = pitch_env.Game(variant, seed=0, deals=[deal], **options)
+    for a in actions:
+        game.apply_name(a)
+    env = pitch_env.env(variant, **options)
+    agent = make("heuristic", env)
+    seat = game.current_seat if seat is None else seat
+    info = {"infoset": infoset(game, seat), "legal_actions": game.legal_actions()}
+    return game.action_name(agent.act(None, info))
+
+
+SETBACK_DEAL = ["AS KS 2S 9H 3C 4D", "5C 6C 7C 8D 9D 3H", "TH JS 4C 5D 6D 7H", "8C 9C TC QD KD 2H"]
+
+
+def test_heuristic_bids_a_strong_trump_hand_and_pitches_its_top_trump():
+    # Seat 1 and 2 speak first; seat 0 (the dealer) holds A K 2 of spades: High and Low are sure.
+    assert decide("setback", SETBACK_DEAL, ["pass", "pass", "pass"]) in ("bid 2", "bid 3")
+    assert decide("setback", SETBACK_DEAL, ["pass", "pass", "pass", "bid 2"]) == "play AS"
+
+
+def test_heuristic_passes_a_hand_without_a_suit():
+    assert decide("setback", SETBACK_DEAL, []) == "pass"  # seat 1: no trump worth a bid
+
+
+def test_heuristic_feeds_its_partners_safe_trick_a_ten():
+    # Seat 0 pitches the ace of spades: nobody can beat it, so partner (seat 2) throws the ten.
+    assert decide("setback", SETBACK_DEAL, ["pass", "pass", "pass", "bid 2", "play AS", "play 3H"]) == "play TH"
+
+
+def test_heuristic_does_not_overtake_a_partner_with_the_jack_when_it_can_feed_it():
+    # Partner's ace wins anyway: the jack of trump goes onto it (a sure Jack point), not a waste.
+    move = decide("setback", SETBACK_DEAL, ["pass", "pass", "pass", "bid 2", "play AS", "play 3H"])
+    assert move in ("play TH", "play JS")
+
+
+def test_heuristic_stuck_dealer_bids_the_cheapest_bid_allowed():
+    deal = ["2C 3D 4H 5S 7C 8D", "9H TS QC KD 6H 7S", "8C 9D TH JS QD KH", "AC AD AH 2S 3C 4D"]
+    # auction: the dealer (seat 0) must bid at least 2 when everybody passed.
+    assert decide("auction", deal, ["pass", "pass", "pass"]) == "bid 2"
+
+
+def test_heuristic_only_follows_legally_under_follow_or_trump():
+    deal = ["AH KH 2H 3C 4C 5C", "6H 7D 8D 9D TD JD", "3H QC KC AC 2D 3D", "4H 5H 6C 7C 8C 9C"]
+    move = decide("auction", deal, ["pass", "pass", "bid 4", "play AH"])  # seat 3 holds hearts: must follow
+    assert move in ("play 4H", "play 5H")
+
+
+def test_heuristic_discards_its_least_valuable_trumps_in_ten_point():
+    env = pitch_env.env("ten_point", illegal_action="raise")
+    agent = make("heuristic", env)
+    rng = random.Random(0)
+    seen = 0
+    for seed in range(60):
+        game = pitch_env.Game("ten_point", seed=seed)
+        while not game.is_over and game.hand_number == 1:
+            if game.phase_name == "discard":
+                seat = game.current_seat
+                info = {"infoset": infoset(game, seat), "legal_actions": game.legal_actions()}
+                card = parse_card(game.action_name(agent.act(None, info)).split()[1])
+                table = game.table
+                points = {parse_card(c) for c in ("AH", "JH", "TH", "3H", "2H")}  # not used: any suit
+                # Never a point card while a trump without points could go.
+                from pitch_env.scoring import point_card_values
+                point_cards = {c for c, _ in point_card_values(game.rules, table)}
+                plain = [c for c in cards_in(game.hands[seat]) if c not in point_cards]
+                if plain:
+                    assert card in plain and table.strength[card] == min(table.strength[c] for c in plain)
+                seen += 1
+                del points
+            game.apply(rng.choice(game.legal_actions()) if game.phase_name != "discard"
+                       else game.legal_actions()[0])
+    assert seen > 0
+
+
+# ---------------------------------------------------------------- PIMC worlds
+@pytest.mark.parametrize("variant", PRESETS)
+def test_a_world_built_from_the_infoset_and_the_true_hands_plays_like_the_real_game(variant):
+    rng = random.Random(1)
+    checked = 0
+    for seed in range(6):
+        game = pitch_env.Game(variant, seed=seed)
+        while not game.is_over and game.hand_number <= 2:
+            if game.phase_name in ("bid", "play") and rng.random() < 0.4:
+                seat = game.current_seat
+                v = read(infoset(game, seat), game.rules)
+                stock = tuple(game.stock) if game.phase_name == "bid" else ()
+                world = build_world(v, game.rules, list(game.hands), stock)
+                assert world.legal_actions() == game.legal_actions()
+                real, hand = game.clone(), game.hand_number
+                while real.hand_number == hand and not real.is_over:
+                    action = rng.choice(real.legal_actions())
+                    real.apply(action)
+                    world.apply(action)
+                assert world.finished[-1]["awards"] == real.finished[-1]["awards"]
+                assert world.scores == real.scores
+                checked += 1
+            game.apply(rng.choice(game.legal_actions()))
+    assert checked > 10
+
+
+@pytest.mark.parametrize("variant", PRESETS)
+def test_sampled_worlds_respect_what_the_seat_knows(variant):
+    rng = random.Random(2)
+    for seed in range(8):
+        game = pitch_env.Game(variant, seed=seed)
+        while not game.is_over and game.hand_number <= 2:
+            if game.phase_name == "play":
+                seat = game.current_seat
+                v = read(infoset(game, seat), game.rules)
+                voids = void_masks(v, game.rules)
+                for s, hand in enumerate(game.hands):  # the real deal satisfies every inference
+                    assert not hand & voids[s]
+                hands, _ = sample_hands(rng, v, game.rules, voids)
+                assert hands[seat] == game.hands[seat]
+                assert [h.bit_count() for h in hands] == [h.bit_count() for h in game.hands]
+                for s, h in enumerate(hands):
+                    assert not h & (v.played | v.own_out), "a played or discarded card was dealt again"
+                    if s != seat:
+                        assert not h & voids[s] and not h & game.hands[seat]
+            game.apply(rng.choice(game.legal_actions()))
+
+
+def test_a_seat_that_did_not_follow_or_trump_is_known_void():
+    # auction (follow_or_trump): spades are trump; seat 2 discards a club on a heart lead.
+    deal = ["AS KS QS 2H 3H 4H", "5H 6H 7H 8H 9H TH", "2C 3C 4C 5C 6C 7C", "JH QH KH AH 8C 9C"]
+    game = pitch_env.Game("auction", seed=0, deals=[deal])
+    for a in ["pass", "pass", "pass", "bid 2", "play AS", "play 5H", "play 2C", "play 8C", "play 2H", "play 6H",
+              "play 3C"]:
+        game.apply_name(a)
+    v = read(infoset(game, 3), game.rules)
+    voids = void_masks(v, game.rules)
+    hearts = {parse_card(c) for c in "2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AH".split()}
+    spades = {parse_card(c) for c in "2S 3S 4S 5S 6S 7S 8S 9S TS JS QS KS AS".split()}
+    assert all(voids[2] >> c & 1 for c in hearts | spades)  # no trump on the trump lead, no heart now
+    assert not voids[1]  # seat 1 followed every time

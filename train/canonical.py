@@ -1,0 +1,81 @@
+"""Suit-canonical observations: relabel the suits so the same situation always looks the same to the net.
+
+Once trump is known it takes suit slot 0, the other suit of its colour slot 1 (the off-jack's suit in
+ten_point), the remaining two slots 2 and 3 in C D H S order; before that, suits are ordered by the
+seat's own holding (most cards, then highest card). Only the card-indexed pieces, the trump piece and
+the card/suit actions are permuted; the permutation is read from the observation itself, so an agent
+needs nothing but ``env.last()``. This cuts what the policy must learn by the 4! suit symmetry.
+"""
+
+from __future__ import annotations
+
+from itertools import permutations
+
+import numpy as np
+
+from pitch_env.actions import ActionLayout
+from pitch_env.observer import Observer
+
+NAME = "suit_canonical"  # recorded in the policy card: the transform a loader must apply
+CARD_PIECES = ("hand", "trick", "played", "discards", "draws")
+SAME_COLOUR = {0: 3, 3: 0, 1: 2, 2: 1}  # clubs-spades, diamonds-hearts
+
+
+class SuitCanonical:
+    def __init__(self, rules):
+        ob = Observer(rules)
+        lay = ActionLayout(rules)
+        self.size, self.actions, self.deck = ob.size, lay.size, rules.deck
+        p = ob.pieces
+        self._hand = p["hand"].offset
+        self._trump = p["trump"].offset
+        card_rows = []  # offsets of every deck-long row of a card-indexed piece
+        for name in CARD_PIECES:
+            if name in p:
+                piece = p[name]
+                assert piece.shape[-1] == rules.deck, f"piece {name} is not card-indexed"
+                card_rows += [piece.offset + i * rules.deck for i in range(piece.size // rules.deck)]
+        self._obs_src, self._act_src = {}, {}
+        for perm in permutations(range(4)):  # perm[suit] = the slot that suit is shown in
+            card_new = self._card_map(perm)
+            obs_src = np.arange(ob.size)
+            for base in card_rows:
+                obs_src[base + card_new] = base + np.arange(rules.deck)
+            obs_src[self._trump + np.array(perm)] = self._trump + np.arange(4)
+            act_src = np.arange(lay.size)
+            for base in (lay.play_base, lay.discard_base):
+                if base >= 0:
+                    act_src[base + card_new] = base + np.arange(rules.deck)
+            if lay.trump_base >= 0:
+                act_src[lay.trump_base + np.array(perm)] = lay.trump_base + np.arange(4)
+            self._obs_src[perm], self._act_src[perm] = obs_src, act_src
+
+    def _card_map(self, perm) -> np.ndarray:
+        """card → the card it is shown as (jokers keep their place)."""
+        cards = np.arange(self.deck)
+        suit, rank = cards // 13, cards % 13
+        out = np.array([perm[s] for s in np.minimum(suit, 3)]) * 13 + rank
+        out[52:] = cards[52:]
+        return out
+
+    def permutation(self, obs: np.ndarray) -> tuple[int, ...]:
+        trump = obs[self._trump:self._trump + 4]
+        if trump.any():
+            t = int(np.argmax(trump))
+            rest = [s for s in range(4) if s not in (t, SAME_COLOUR[t])]
+            order = [t, SAME_COLOUR[t], *rest]
+        else:
+            hand = obs[self._hand:self._hand + 52].reshape(4, 13)
+            # most cards first, then the highest card (ranks 2..A are 0..12), then C D H S
+            key = [(-hand[s].sum(), -(np.flatnonzero(hand[s]).max(initial=-1)), s) for s in range(4)]
+            order = [s for *_, s in sorted(key)]
+        perm = [0] * 4
+        for slot, suit in enumerate(order):
+            perm[suit] = slot
+        return tuple(perm)
+
+    def apply(self, obs: np.ndarray, mask: np.ndarray):
+        """(canonical obs, canonical mask, act_src) where ``act_src[canonical action]`` is the real action."""
+        perm = self.permutation(obs)
+        act_src = self._act_src[perm]
+        return obs[self._obs_src[perm]], mask[act_src], act_src

@@ -1,0 +1,82 @@
+"""Ship a trained run as checkpoints/NAME: the policy file plus a README model card whose table comes
+from duplicate-deal tournaments (Wilson intervals) against random, heuristic and PIMC.
+
+Run: ``python -m train.model_card runs/RUN checkpoints/NAME [--games 2000] [--pimc-games 200]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import time
+from pathlib import Path
+
+from .config import load_config
+from .evaluate import compare, table
+from .policy import WEIGHTS_FILE, atomic_write, load_policy
+
+
+def write_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: int, workers: int, seed: int) -> str:
+    run, dest = Path(run), Path(dest)
+    cfg = load_config(run / "config.yaml")
+    rules = cfg.resolved_rules()
+    src = run / "checkpoint" / WEIGHTS_FILE
+    _, card = load_policy(src, rules)  # refuses a damaged or mismatched file before shipping it
+    dest.mkdir(parents=True, exist_ok=True)
+    atomic_write(dest / WEIGHTS_FILE, lambda tmp: shutil.copyfile(src, tmp))
+    state = json.loads((run / "checkpoint" / "state.json").read_text())
+    t0 = time.perf_counter()
+    rows = compare(dest, rules, ["random", "heuristic"], games, seed=seed, workers=workers)
+    if pimc_games:
+        rows += compare(dest, rules, [pimc], pimc_games, seed=seed, workers=workers)
+    eval_s = time.perf_counter() - t0
+    cmd = (f"python -m train.model_card {run} {dest} --games {games} --pimc {pimc} "
+           f"--pimc-games {pimc_games} --workers {workers} --seed {seed}")
+    text = f"""# `{dest.name}`: a MaskablePPO self-play agent for `{cfg.variant}`
+
+Play it with the agent spec `checkpoint:{dest}` (e.g. `pitch tournament --variant {cfg.variant} --agents checkpoint:{dest},heuristic`).
+The file is safetensors weights with a JSON card (rules, observation layout v{card['observation']['layout_version']}
+of size {card['observation']['size']}, {card['actions']['size']} actions, network {card['network']['shape']}
+{card['network']['activation']}); it loads only for exactly these rules.
+
+- rules: `{cfg.variant}`, {rules.num_players} players, {'partnerships' if rules.partnerships else 'solo'}
+- training steps (learner decisions): {card['training_steps']:,}
+- wall time on this machine (2 shared CPU cores): {state.get('wall_time', 0) / 60:.0f} min
+- trained with: `pitch train --config configs/{cfg.variant}.yaml` (run `{run.name}`; resolved config below)
+
+## Strength (duplicate deals, every deal played with the seats swapped; 95% Wilson intervals)
+
+Win rate of this agent's side against the opponent's side (truncated games count as not won).
+
+{table(rows)}
+
+Measured by `{cmd}` ({eval_s / 60:.0f} min).
+
+## Resolved training config
+
+```yaml
+{(run / 'config.yaml').read_text().strip()}
+```
+"""
+    atomic_write(dest / "README.md", lambda tmp: Path(tmp).write_text(text))
+    return text
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m train.model_card", description=__doc__)
+    p.add_argument("run", help="run directory (runs/NAME)")
+    p.add_argument("dest", help="checkpoint directory to write (checkpoints/NAME)")
+    p.add_argument("--games", type=int, default=2000, help="games against random and heuristic each")
+    p.add_argument("--pimc", default="pimc", help="PIMC agent spec (default: its default worlds)")
+    p.add_argument("--pimc-games", type=int, default=200, help="games against PIMC (0: skip; it is slow)")
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--seed", type=int, default=2024, help="tournament seed (not a seed used in training)")
+    a = p.parse_args(argv)
+    print(write_card(Path(a.run), Path(a.dest), a.games, a.pimc, a.pimc_games, a.workers, a.seed))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
