@@ -71,7 +71,19 @@ def trick_winner(plays: list[tuple[int, str]], trump: str, rules: dict) -> int:
 
 # ------------------------------------------------------------------ a live game, every step
 def check_state(game) -> None:
-    """Every card in exactly one place; hand sizes right for the phase; plays legal by the rules."""
+    """Every invariant of a live game: cards, hand sizes, and the legal actions by the rules."""
+    check_cards(game)
+    check_hand_sizes(game)
+    if game.phase_name == "bid":
+        check_legal_bids(game)
+    elif game.phase_name == "play":
+        check_legal_plays(game)
+
+
+def check_cards(game) -> None:
+    """Every card of the deck is in exactly one place: a hand, the trick on the table, a seat's
+    won tricks, the exchange discards, or the stock not yet drawn (for the 52-card games, the
+    undealt rest of the deck)."""
     r = game.rules
     places = list(game.hands) + list(game.captured)
     places.append(sum(1 << c for _, c in game.trick))
@@ -82,18 +94,24 @@ def check_state(game) -> None:
         union |= m
         count += m.bit_count()
     assert union == (1 << r.deck) - 1 and count == r.deck, \
-        f"cards lost or doubled: {count} placed, {(union).bit_count()} distinct, deck {r.deck}"
+        f"cards lost or doubled: {count} placed, {union.bit_count()} distinct, deck {r.deck}"
+
+
+def check_hand_sizes(game) -> None:
+    """hand_size cards until play; at most 6 after the exchange; one fewer per card played."""
+    r = game.rules
     sizes = [h.bit_count() for h in game.hands]
     phase = game.phase_name
     if phase in ("bid", "declare"):
         assert sizes == [r.hand_size] * r.num_players, f"{phase}: hand sizes {sizes}"
-        if phase == "bid":
-            check_legal_bids(game)
-    elif phase == "stock":
-        assert max(sizes) <= EXCHANGE_HAND or game.stock_to is None, f"stock: hand sizes {sizes}"
-    elif phase == "discard":
+    elif phase in ("stock", "discard"):
+        trumps, _ = _masks("CDHS"[game.trump], r.deck, r.off_jack)
         for seat, size in enumerate(sizes):
-            assert size <= EXCHANGE_HAND or seat in game.discard_queue, f"discard: seat {seat} holds {size}"
+            assert game.hands[seat] & ~trumps == 0, f"{phase}: seat {seat} still holds a non-trump"
+            # Refills stop at 6; only trumps dealt, or the rest of the stock, can take a seat past it.
+            assert size <= max(EXCHANGE_HAND, r.hand_size) or seat == game.stock_to, f"{phase}: seat {seat} holds {size}"
+            if phase == "discard" and seat not in game.discard_queue:
+                assert size <= EXCHANGE_HAND, f"discard: seat {seat} holds {size} and is not discarding"
     elif phase == "play":
         played = [0] * r.num_players
         for _, plays, _ in game.tricks:
@@ -104,11 +122,7 @@ def check_state(game) -> None:
         for seat in range(r.num_players):
             start = game.in_play[seat].bit_count()
             assert sizes[seat] == start - played[seat], f"seat {seat} holds {sizes[seat]}, began play with {start}"
-            if r.uses_stock:
-                assert start <= EXCHANGE_HAND
-            else:
-                assert start == r.hand_size
-        check_legal_plays(game)
+            assert start <= EXCHANGE_HAND if r.uses_stock else start == r.hand_size, f"seat {seat} began with {start}"
 
 
 def allowed_bids(bids: list[tuple[int, str]], seat: int, dealer: int, rules) -> set[str]:

@@ -1,0 +1,142 @@
+"""Properties of the engine over random games of every preset, player count and partnership
+setting (and random legal option overrides), checked by the independent referee in
+``bench/invariants.py``. Games are kept short with ``max_hands`` so the file runs in seconds.
+"""
+
+import json
+import random
+
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from pitch_env import Game, replay, rules
+from pitch_env.rules import MAX_HAND_POINTS
+
+from bench.invariants import (
+    check_cards, check_hand_sizes, check_legal_bids, check_legal_plays, check_record,
+)
+from bench.soak import OPTION_CHOICES, configs
+
+SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def setups(draw):
+    """(variant, options, seed): a configuration, a few hands at most, maybe some overrides."""
+    variant, n, partnerships = draw(st.sampled_from(configs()))
+    options = {"num_players": n, "partnerships": partnerships, "max_hands": draw(st.integers(1, 8))}
+    extra = draw(st.fixed_dictionaries({}, optional={
+        k: st.sampled_from(v) for k, v in OPTION_CHOICES.items() if k != "max_hands"}))
+    try:
+        rules(variant, **options, **extra)
+        options.update(extra)
+    except ValueError:
+        pass  # an impossible mix: play the preset as it is
+    return variant, options, draw(st.integers(0, 2**32))
+
+
+def random_play(variant, options, seed, each_step=None) -> Game:
+    g = Game(variant, seed=seed, **options)
+    rng = random.Random(seed)
+    while not g.is_over:
+        if each_step:
+            each_step(g)
+        g.apply(rng.choice(g.legal_actions()))
+    return g
+
+
+@SETTINGS
+@given(setups())
+def test_every_card_is_in_exactly_one_place_at_every_step(setup):
+    g = random_play(*setup, each_step=check_cards)
+    check_cards(g)
+
+
+@SETTINGS
+@given(setups())
+def test_hand_sizes_are_right_for_the_phase_at_every_step(setup):
+    random_play(*setup, each_step=check_hand_sizes)
+
+
+@SETTINGS
+@given(setups())
+def test_every_legal_play_and_bid_is_what_the_rules_allow(setup):
+    """The engine's legal actions equal the follow rule and auction worked out from the cards."""
+    def check(g):
+        if g.phase_name == "play":
+            check_legal_plays(g)
+        elif g.phase_name == "bid":
+            check_legal_bids(g)
+
+    random_play(*setup, each_step=check)
+
+
+@SETTINGS
+@given(setups())
+def test_the_record_passes_the_referee_points_within_bounds_scores_by_the_rules(setup):
+    record = random_play(*setup).game_record()
+    check_record(record)  # every play legal, every point and score change by RULES.md
+    top = MAX_HAND_POINTS[record["rules"]["scoring"]]
+    for h in record["hands"]:
+        assert 0 <= sum(h["points_won"]) <= top
+        assert sum(a["value"] for a in h["awards"]) == sum(h["points_won"])
+
+
+@SETTINGS
+@given(setups())
+def test_replay_of_the_record_and_of_its_json_gives_the_same_record(setup):
+    g = random_play(*setup)
+    record = g.game_record()
+    assert replay(record).game_record() == record
+    text = json.dumps(record)
+    assert replay(json.loads(text)).game_record() == record
+
+
+@SETTINGS
+@given(setups(), st.integers(0, 10_000))
+def test_replay_of_a_record_taken_mid_game_reaches_the_same_state(setup, stop):
+    variant, options, seed = setup
+    g = Game(variant, seed=seed, **options)
+    rng = random.Random(seed)
+    for _ in range(stop):
+        if g.is_over:
+            break
+        g.apply(rng.choice(g.legal_actions()))
+    record = g.game_record()
+    again = replay(record)
+    assert again.game_record() == record
+    assert (again.legal_actions(), again.current_seat, again.phase) == (g.legal_actions(), g.current_seat, g.phase)
+
+
+@SETTINGS
+@given(setups(), st.integers(0, 300))
+def test_playing_on_a_clone_leaves_the_original_unchanged(setup, stop):
+    variant, options, seed = setup
+    g = Game(variant, seed=seed, **options)
+    rng = random.Random(seed)
+    for _ in range(stop):
+        if g.is_over:
+            break
+        g.apply(rng.choice(g.legal_actions()))
+    record, legal, seat = g.game_record(), list(g.legal_actions()), g.current_seat
+    c = g.clone()
+    assert c.game_record() == record and c.legal_actions() == legal
+    other = random.Random(seed + 1)
+    while not c.is_over:
+        c.apply(other.choice(c.legal_actions()))
+    assert g.game_record() == record and g.legal_actions() == legal and g.current_seat == seat
+    check_cards(g)
+    # The original plays on as if the clone had never been made.
+    tail = random.Random(seed + 2)
+    d = g.clone()
+    while not g.is_over:
+        action = tail.choice(g.legal_actions())
+        g.apply(action)
+        d.apply(action)
+    assert d.game_record() == g.game_record()
+
+
+@SETTINGS
+@given(setups())
+def test_same_seed_same_game(setup):
+    a, b = random_play(*setup), random_play(*setup)
+    assert a.game_record() == b.game_record()
