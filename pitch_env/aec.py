@@ -38,7 +38,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from .engine import BID, PLAY, Game
+from .engine import OVER, Game
 from .infoset import infoset
 from .observer import Observer, LiveTable
 from .render import render_record, render_view
@@ -222,30 +222,37 @@ class raw_env(AECEnv):
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
-        game = self.game
-        if isinstance(action, np.integer):
-            action = int(action)
-        if not isinstance(action, int) or isinstance(action, bool) or not 0 <= action < self.num_actions:
-            raise ValueError(f"action {action!r} is outside the action space: use an integer from 0 to "
-                             f"{self.num_actions - 1} (see env.unwrapped.action_name)")
+        if type(action) is not int:
+            action = self._as_index(action)
         if self._rewarded:
             for a in self.rewards:
                 self.rewards[a] = 0.0
             self._rewarded = False
+        game = self.game
+        if action not in game.legal_actions():
+            if not 0 <= action < self.num_actions:
+                self._as_index(action)  # a plain int out of range: raises, naming the range
+            self._cumulative_rewards[agent] = 0.0
+            self._step_count += 1
+            return self._illegal(agent, action)
         self._cumulative_rewards[agent] = 0.0
         self.infos[agent] = {}
         self._step_count += 1
-        if action not in game.legal_actions():
-            return self._illegal(agent, action)
         seat, phase, hand = game.current_seat, game.phase, game.hand_number
         game.apply_legal(action)
         self._live.after(game, seat, action, phase, hand)
-        if game.hand_number != hand or game.is_over:
+        if game.hand_number != hand or game.phase == OVER:
             self._end_of_hand(hand)
         else:
             self._set_turn()
         if self.render_mode == "human":
             self.render()
+
+    def _as_index(self, action) -> int:
+        if isinstance(action, np.integer) and not isinstance(action, bool):
+            return int(action)
+        raise ValueError(f"action {action!r} is outside the action space: use an integer from 0 to "
+                         f"{self.num_actions - 1} (see env.unwrapped.action_name)")
 
     # ---------------------------------------------------------------- helpers
     def _set_turn(self):

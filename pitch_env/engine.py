@@ -192,9 +192,13 @@ class Game:
     def _compute_legal(self) -> list[int]:
         phase = self.phase
         lay = self.layout
-        if phase == PLAY:
-            base = lay.play_base
-            return [base + c for c in cards_in(self._playable(self.current_seat))]
+        if phase == PLAY:  # the hot path: bits of the playable cards → play actions, inline
+            base, m, out = lay.play_base, self._playable(self.current_seat), []
+            while m:
+                low = m & -m
+                out.append(base + low.bit_length() - 1)
+                m ^= low
+            return out
         if phase == BID:
             return self._legal_bids()
         if phase == DECLARE:
