@@ -54,9 +54,9 @@ SEVEN_TRUMPS = deal(
 SEVEN_TRUMPS_TRICKS = ("AH 3H", "JH TH", "JD 4H", "BJ 7H", "LJ 8H", "KH 9H")
 
 
-def seven_trumps_game(bid="7", **options):
+def seven_trumps_game(**options):
     g = game("ten_point", SEVEN_TRUMPS, **options)
-    bids(g, bid, "pass", "pass", "pass") if bid != "shoot" else bids(g, bid)
+    bids(g, "7", "pass", "pass", "pass")
     return act(g, "trump H")
 
 
@@ -90,6 +90,11 @@ def play_short(bid="5", **options):
     bids(g, bid, "pass", "pass", "pass")
     act(g, "trump S", "stock keep")
     return tricks(g, *SHORT_TRICKS)
+
+
+def last_or_current(g):
+    """The record of the hand being played (or the last one, once the game is over)."""
+    return g.game_record()["hands"][-1]
 
 
 # ======================================================================= §5.1 deck and players
@@ -158,10 +163,6 @@ def test_off_jack_follows_as_trump_under_follow_or_trump():
     assert legal(g) == plays("JD", "2C", "3C", "4C", "5C", "6C")
     act(g, "play JD")
     assert g.tricks[-1][2] == 0  # the off-jack trumps the trick
-
-
-def last_or_current(g):
-    return g.game_record()["hands"][-1]
 
 
 # ======================================================================= §5.3 deal
