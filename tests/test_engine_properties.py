@@ -9,10 +9,11 @@ import random
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from pitch_env import Game, replay, rules
+from pitch_env.infoset import infoset
 from pitch_env.rules import MAX_HAND_POINTS
 
 from bench.invariants import (
-    check_cards, check_hand_sizes, check_legal_bids, check_legal_plays, check_record,
+    allowed_plays, check_cards, check_hand_sizes, check_legal_bids, check_legal_plays, check_record,
 )
 from bench.soak import OPTION_CHOICES, configs
 
@@ -66,6 +67,24 @@ def test_every_legal_play_and_bid_is_what_the_rules_allow(setup):
             check_legal_plays(g)
         elif g.phase_name == "bid":
             check_legal_bids(g)
+
+    random_play(*setup, each_step=check)
+
+
+@SETTINGS
+@given(setups())
+def test_every_legal_play_follows_the_rule_worked_out_from_the_seats_own_view(setup):
+    """What a seat is shown (its infoset: hand, trick, trump) is enough to know its legal plays."""
+    def check(g):
+        if g.phase_name != "play":
+            return
+        view = infoset(g, g.current_seat)
+        if view["trump"] is None:  # the pitch itself: any card
+            expected = set(view["hand"])
+        else:
+            expected = allowed_plays(view["hand"], [c for _, c in view["trick"]], view["trump"],
+                                     {"follow": g.rules.follow, "deck": g.rules.deck, "off_jack": g.rules.off_jack})
+        assert {n[5:] for n in view["legal_actions"]} == expected == {n[5:] for n in g.legal_action_names()}
 
     random_play(*setup, each_step=check)
 
