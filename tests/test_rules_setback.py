@@ -4,6 +4,8 @@ Hands are written seat by seat (seat 0 first); seat 0 deals the first hand, so t
 opens at seat 1. With 4 players the sides are {0, 2} and {1, 3}.
 """
 
+import random
+
 import pytest
 
 from pitch_env import Game, IllegalActionError, card_name, parse_card, rules
@@ -96,6 +98,23 @@ def test_same_seed_same_deals():
     play_out(a), play_out(b)
     assert a.dealt == b.dealt and a.hand_number == 2  # the second hand too
     assert Game("setback", seed=43).dealt != Game("setback", seed=42).dealt
+
+
+def test_each_hands_deal_depends_only_on_the_seed_not_on_the_play():
+    a, b = Game("setback", seed=9), Game("setback", seed=9)
+    bids(a, "pass", "pass", "pass", "pass")  # hand 1 thrown in
+    bids(b, "pass", "pass", "pass", "1")
+    play_out(b)  # hand 1 played out
+    assert a.hand_number == b.hand_number == 2 and a.dealt == b.dealt
+
+
+def test_cards_are_dealt_in_packets_of_three_from_the_dealers_left():
+    deck = list(range(52))
+    random.Random("pitch:5:1").shuffle(deck)  # the shuffle of seed 5, hand 1
+    g = Game("setback", seed=5)
+    packets = [deck[i:i + 3] for i in range(0, 24, 3)]
+    # seats 1, 2, 3, 0 take a packet each, then again
+    assert [list(g.dealt[s]) for s in (1, 2, 3, 0)] == [packets[i] + packets[i + 4] for i in range(4)]
 
 
 def test_deal_gives_hand_size_cards_to_each_seat_all_different():
