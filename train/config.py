@@ -52,6 +52,10 @@ class TrainConfig:
     ent_coef: float = 0.01  # entropy bonus
     vf_coef: float = 0.5  # value loss weight
     max_grad_norm: float = 0.5  # gradient clipping
+    # ----- optional warm start by imitation (train/imitate.py)
+    imitate: str = ""  # agent spec whose decisions the policy is first fitted to (e.g. heuristic); empty: none
+    imitate_decisions: int = 200_000  # decisions recorded for it
+    imitate_epochs: int = 5  # passes of cross-entropy training over them
     # ----- opponents: other sides are played by agents drawn from this pool every game
     opponents: dict[str, float] = field(
         default_factory=lambda: {"self": 0.5, "heuristic": 0.3, "random": 0.2}

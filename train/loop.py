@@ -248,6 +248,14 @@ def train(cfg: TrainConfig | None = None, config_path=None, overrides=(), resume
         else:
             model = new_model(cfg, venv)
             state["wall_time_before"] = 0.0
+            if cfg.imitate:
+                from .imitate import collect, pretrain
+
+                data = collect(cfg.resolved_rules(), cfg.imitate, cfg.imitate_decisions,
+                               make_transform(cfg.observation, cfg.resolved_rules()), cfg.seed)
+                acc = pretrain(model, data, cfg.imitate_epochs,
+                               logger=configure(str(run.tb / "imitate"), ["tensorboard"]))
+                print(f"imitation of {cfg.imitate}: {len(data[2]):,} decisions, training accuracy {acc:.1%}")
             # The pool's "self" needs a learner before the first game is dealt.
             add_snapshot(venv, run, export_policy(model, cfg.activation), cfg, 0)
         model.set_logger(configure(str(run.tb), ["tensorboard"]))
