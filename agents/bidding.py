@@ -98,21 +98,20 @@ def _expected_ten_point(rules: Rules, hand: int, suit: int) -> float:
     return e
 
 
-def bid_value(rules: Rules, hand: int, scores, side: int) -> tuple[int, float]:
-    """(suit, points this hand is worth bidding): expected points plus a margin, larger when
-    another side is close to the target."""
-    suit, e = best_suit(rules, hand)
+def bid_worth(rules: Rules, hand: int, scores, side: int) -> float:
+    """The points this hand is worth bidding: expected points of its best suit plus a margin,
+    larger when another side is close to the target."""
     margin = BID_MARGIN
     if any(s >= rules.target_score - DANGER for i, s in enumerate(scores) if i != side):
         margin += 0.5
-    return suit, e + margin
+    return best_suit(rules, hand)[1] + margin
 
 
 def choose_bid(rules: Rules, hand: int, seat: int, dealer: int, high_bid: int, high_bidder: int | None,
                scores, legal_bids: dict[int, int]) -> int:
     """The action index to bid. ``legal_bids`` maps bid value (0 pass, SHOOT) to action index."""
     side = rules.side_of(seat)
-    _, worth = bid_value(rules, hand, scores, side)
+    worth = bid_worth(rules, hand, scores, side)
     numeric = sorted(b for b in legal_bids if 0 < b < SHOOT)
     if SHOOT in legal_bids and worth >= rules.max_hand_points - 0.2:
         return legal_bids[SHOOT]

@@ -12,8 +12,8 @@ from pitch_env.cards import GAME_POINTS, JACK, cards_in, trump_table
 from pitch_env.rules import Rules
 from pitch_env.scoring import point_card_values
 
-# Game points are worth one point for the whole hand, shared out over ~80 of them on the table;
-# a ten (10 game points) is worth about two thirds of a point when it decides Game.
+# Game points are worth one point for the whole hand, decided by the ~35 of them dealt; a ten
+# (10 game points) is counted as half a point.
 GAME_SCALE = 15.0
 
 
@@ -69,14 +69,18 @@ def top_unseen_trump(table, unseen: int) -> int:
 class PlayTables:
     """What card play needs once trump is known, computed once per (rules, trump)."""
 
-    __slots__ = ("rules", "table", "values", "control", "num_sides")
+    __slots__ = ("rules", "table", "values", "control", "num_sides", "keys", "dump", "win_cost")
 
     def __init__(self, rules: Rules, trump: int):
         self.rules = rules
-        self.table = trump_table(trump, rules.deck, rules.off_jack)
-        self.values = card_values(rules, trump)
-        self.control = card_control(rules, trump)
+        self.table = table = trump_table(trump, rules.deck, rules.off_jack)
+        self.values = values = card_values(rules, trump)
+        self.control = control = card_control(rules, trump)
         self.num_sides = rules.num_sides
+        self.keys = tuple(tuple(trick_key(table, led, c) for c in range(54)) for led in range(4))
+        # Losing a card costs its value and its control; among equals the lower rank goes first.
+        self.dump = tuple(values[c] + control[c] + (c % 13) * 1e-6 for c in range(54))
+        self.win_cost = tuple(control[c] - values[c] for c in range(54))
 
 
 @lru_cache(maxsize=None)
@@ -93,12 +97,12 @@ def choose_card(pt: PlayTables, seat: int, hand: int, playable: list[int], trick
     side = seat % k
     top_out = top_unseen_trump(table, table.trump_mask & ~seen & ~hand)
     if not trick:
-        return _lead(k, table, values, control, playable, top_out, after, side)
+        return _lead(pt, playable, top_out, after, side)
 
-    led = table.suit[trick[0][1]]
+    keys = pt.keys[table.suit[trick[0][1]]]
     best_seat, best_key, stake = -1, -1, 0.0
     for s, c in trick:
-        key = trick_key(table, led, c)
+        key = keys[c]
         if key > best_key:
             best_seat, best_key = s, key
         stake += values[c]
@@ -110,24 +114,29 @@ def choose_card(pt: PlayTables, seat: int, hand: int, playable: list[int], trick
     bar = 100 + top_out  # a trump above every unseen trump cannot be beaten
 
     if best_seat % k == side and (not opponents_after or best_key > bar):
-        # Partner's trick is secure: feed it the most valuable card we can spare.
-        return max(playable, key=lambda c: values[c] - control[c])
+        # Partner's trick is secure: feed it the most valuable card we can spare. A card that an
+        # unseen trump could still catch (every side card; a trump below the top unseen one) is
+        # worth twice as much banked now.
+        strength = table.strength
+        return max(playable, key=lambda c: values[c] * (1 + (strength[c] < top_out or not strength[c]))
+                   - control[c])
 
-    dump = min(playable, key=lambda c: (values[c] + control[c], c % 13))
+    dump_cost = pt.dump
+    dump = min(playable, key=dump_cost.__getitem__)
     # Dumping gives the trick's stake and the dumped card away; winning spends the winner's control.
-    loss_if_dumped = stake + values[dump] + control[dump] + 0.15 * len(after)
-    best_win, best_cost, risky = -1, 1e9, -1
+    loss_if_dumped = stake + dump_cost[dump] + 0.15 * len(after)
+    win_cost = pt.win_cost
+    best_win, best_cost, risky, risky_key = -1, 1e9, -1, -1
     for c in playable:
-        key = trick_key(table, led, c)
+        key = keys[c]
         if key <= best_key:
             continue
         if opponents_after and key <= bar:
-            if risky < 0 or key > trick_key(table, led, risky):
-                risky = c
+            if key > risky_key:
+                risky, risky_key = c, key
             continue
-        cost = control[c] - values[c]
-        if cost < best_cost:
-            best_win, best_cost = c, cost
+        if win_cost[c] < best_cost:
+            best_win, best_cost = c, win_cost[c]
     if best_win >= 0 and best_cost < loss_if_dumped:
         return best_win
     if best_win < 0 and risky >= 0 and stake >= 0.6:
@@ -135,17 +144,18 @@ def choose_card(pt: PlayTables, seat: int, hand: int, playable: list[int], trick
     return dump
 
 
-def _lead(k, table, values, control, playable, top_out, after, side) -> int:
-    strength = table.strength
-    top = max(playable, key=lambda c: strength[c])
+def _lead(pt: PlayTables, playable, top_out, after, side) -> int:
+    strength = pt.table.strength
+    top = max(playable, key=strength.__getitem__)
     if strength[top] > top_out:
+        k = pt.num_sides
         partner_to_play = any(s % k == side for s in after)
         # A trump nobody can beat wins the trick: cash it while trumps are still out (it draws
         # them where suit must be followed), when it is a point card, or to let partner feed it.
-        if top_out or values[top] >= 1.0 or partner_to_play:
+        if top_out or pt.values[top] >= 1.0 or partner_to_play:
             return top
     junk = [c for c in playable if not strength[c]]
-    return min(junk or playable, key=lambda c: (values[c] + control[c], c % 13))
+    return min(junk or playable, key=pt.dump.__getitem__)
 
 
 def pitch_lead(rules: Rules, hand: int, suit: int) -> int:
@@ -156,3 +166,15 @@ def pitch_lead(rules: Rules, hand: int, suit: int) -> int:
     if top % 13 == JACK and len(cards) > 1:
         return min(cards)
     return top
+
+
+def stock_choice(layout, hand: int) -> int:
+    """The pitcher keeps the rest of the stock unless it already holds six trumps (then its
+    partner, likelier to have room, gets it)."""
+    return layout.stock_give if hand.bit_count() >= 6 else layout.stock_keep
+
+
+def discard_choice(pt: PlayTables, base: int, legal: list[int]) -> int:
+    """Discarding down to six: drop the trump worth least (no points, lowest)."""
+    values, control = pt.values, pt.control
+    return min(legal, key=lambda a: values[a - base] + control[a - base])

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from .base import Agent, legal_actions
 from .bidding import best_suit, choose_bid
-from .cardplay import card_control, card_values, choose_card, pitch_lead, play_tables
+from .cardplay import choose_card, discard_choice, pitch_lead, play_tables, stock_choice
 from .view import View, bid_value, read, seats_after
 
 
@@ -41,22 +41,19 @@ class HeuristicAgent(Agent):
         if phase == "bid":
             return self.bid(v, legal)
         if phase == "declare":
-            return self.layout.trump_base + best_suit(self.rules, v.hand)[0]
+            return self.declare(v)
         if phase == "stock":
-            return self.layout.stock_give if v.hand.bit_count() >= 6 else self.layout.stock_keep
+            return stock_choice(self.layout, v.hand)
         if phase == "discard":
-            return self.discard(v, legal)
+            return discard_choice(play_tables(self.rules, v.trump), self.layout.discard_base, legal)
         return self.play(v, legal)
 
     def bid(self, v: View, legal: list[int]) -> int:
         bids = {bid_value(self.layout.names[a].removeprefix("bid ")): a for a in legal}
         return choose_bid(self.rules, v.hand, v.seat, v.dealer, v.high_bid, v.high_bidder, v.scores, bids)
 
-    def discard(self, v: View, legal: list[int]) -> int:
-        values = card_values(self.rules, v.trump)
-        control = card_control(self.rules, v.trump)
-        base = self.layout.discard_base
-        return min(legal, key=lambda a: (values[a - base] + control[a - base]))
+    def declare(self, v: View) -> int:
+        return self.layout.trump_base + best_suit(self.rules, v.hand)[0]
 
     def play(self, v: View, legal: list[int]) -> int:
         base = self.layout.play_base

@@ -1,53 +1,24 @@
-"""Perfect-Information Monte Carlo (PIMC): at each card play, sample N worlds consistent with what
-the seat knows (agents/worlds.py), play every legal card in each world to the end of the hand with
-a fast rollout policy, and choose the card with the best average outcome for the seat's side.
-
-Outcome of a rollout: the side's score change minus the best other side's (a won or lost game adds
-±2 hands' worth of points). Bids, trump declaration, the stock decision and discards are the
-heuristic's (agents/heuristic.py); search is used for card play, including the pitch that sets trump.
+"""Perfect-Information Monte Carlo (PIMC): at each bid, trump declaration and card play, sample N
+worlds consistent with what the seat knows (agents/worlds.py), take every legal action in each
+world, play the hand out with the fast rollout policy (agents/rollout.py) and choose the action
+with the best average outcome for the seat's side (its score change minus the best other side's;
+a won or lost game counts ± two hands' worth of points). The stock decision and discards are the
+heuristic's. Each world is shared by all actions (common random numbers), and exact ties go to the
+heuristic's choice.
 """
 
 from __future__ import annotations
 
-from pitch_env.engine import Game
-
-from .cardplay import choose_card, play_tables
+from .base import legal_actions
 from .heuristic import HeuristicAgent
-from .worlds import build_world, sample_hands, void_masks
+from .rollout import playout
+from .view import read
+from .worlds import build_world, sample_world, void_masks
 
 DEFAULT_WORLDS = 8  # the budget of the strength claims in docs/agents.md
-
-
-def rollout_action(game: Game, pt_cache: dict) -> int:
-    """The cheap rollout policy: agents/cardplay.py's rules read straight from the engine's ints,
-    using only the mover's own hand and the public trick (never the other sampled hands)."""
-    legal = game.legal_actions()
-    if len(legal) == 1:
-        return legal[0]
-    trump = game.trump
-    pt = pt_cache.get(trump)
-    if pt is None:
-        pt = pt_cache[trump] = play_tables(game.rules, trump)
-    base = game.layout.play_base
-    seat = game.current_seat
-    trick = game.trick
-    card = choose_card(pt, seat, game.hands[seat], [a - base for a in legal], trick, game.played,
-                       game.trick_order[len(trick) + 1:])
-    return base + card
-
-
-def rollout_value(game: Game, side: int, pt_cache: dict) -> float:
-    """Play ``game`` to the end of its hand; the outcome for ``side``."""
-    rules = game.rules
-    hand = game.hand_number
-    before = list(game.scores)
-    while game.hand_number == hand and not game.is_over:
-        game.apply(rollout_action(game, pt_cache))
-    change = [game.scores[s] - before[s] for s in range(rules.num_sides)]
-    value = change[side] - max(c for s, c in enumerate(change) if s != side)
-    if game.winner is not None:
-        value += (1 if game.winner == side else -1) * 2 * rules.max_hand_points
-    return value
+FIRST_WORLDS = 6  # worlds in which every legal action is tried before any is dropped
+DROP_Z = 2.0  # drop an action this many standard errors behind the leader
+SEARCHED = ("declare", "play")
 
 
 class PIMCAgent(HeuristicAgent):
@@ -57,23 +28,68 @@ class PIMCAgent(HeuristicAgent):
         super().__init__(env, seed=seed)
         self.worlds = worlds
         self.name = f"pimc:{worlds}"
-        self._pt_cache: dict = {}
 
-    def play(self, v, legal: list[int]) -> int:
+    def act(self, observation, info) -> int:
+        legal = legal_actions(observation, info)
+        if len(legal) == 1:
+            return legal[0]
+        v = read(info, self.rules)
+        if v.phase not in SEARCHED:
+            return super().act(observation, info)
+        return self.search(v, legal, self.heuristic_choice(v, legal))
+
+    def heuristic_choice(self, v, legal: list[int]) -> int:
+        if v.phase == "bid":
+            return self.bid(v, legal)
+        if v.phase == "declare":
+            return self.declare(v)
+        return self.play(v, legal)
+
+    def action_values(self, v, legal: list[int]) -> list[float]:
+        """Mean rollout outcome of each legal action over up to ``self.worlds`` sampled worlds.
+
+        Every action is tried in the first ``FIRST_WORLDS`` worlds; after that, an action whose
+        outcomes fall clearly behind the leader's in the same worlds (paired difference more than
+        ``DROP_Z`` standard errors) is dropped, so later worlds go to the close contenders.
+        """
         rules = self.rules
         voids = void_masks(v, rules)
-        totals = [0.0] * len(legal)
         side = rules.side_of(v.seat)
-        for _ in range(self.worlds):
-            world = build_world(v, rules, sample_hands(self.rng, v, rules, voids))
-            for i, action in enumerate(legal):
+        outcomes = [[] for _ in legal]
+        active = list(range(len(legal)))
+        for w in range(self.worlds):
+            hands, stock = sample_world(self.rng, v, rules, voids)
+            world = build_world(v, rules, hands, stock)
+            for i in active:
                 g = world.clone()
-                g.apply(action)
-                totals[i] += rollout_value(g, side, self._pt_cache)
-        # Ties go to the heuristic's own choice, so a budget too small to tell cards apart plays like it.
-        preferred = super().play(v, legal)
-        best = max(totals)
-        if totals[legal.index(preferred)] >= best - 1e-9:
+                g.apply_legal(legal[i])
+                outcomes[i].append(playout(g, side))
+            if w + 1 >= FIRST_WORLDS and len(active) > 1:
+                active = _contenders(outcomes, active)
+        return [sum(o) / len(o) for o in outcomes]
+
+    def search(self, v, legal: list[int], preferred: int) -> int:
+        values = self.action_values(v, legal)
+        best = max(values)
+        if values[legal.index(preferred)] >= best - 1e-9:
             return preferred
-        return legal[totals.index(best)]
+        return legal[values.index(best)]
+
+
+def _contenders(outcomes: list[list[float]], active: list[int]) -> list[int]:
+    """The actions not clearly worse than the leader, judged on the worlds all of them saw."""
+    n = len(outcomes[active[0]])
+    leader = max(active, key=lambda i: sum(outcomes[i]))
+    lead = outcomes[leader]
+    keep = []
+    for i in active:
+        if i == leader:
+            keep.append(i)
+            continue
+        diffs = [a - b for a, b in zip(lead, outcomes[i])]
+        mean = sum(diffs) / n
+        var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+        if mean <= DROP_Z * (var / n) ** 0.5 or mean == 0:
+            keep.append(i)
+    return keep
 

@@ -66,7 +66,7 @@ class GameResult:
     side_hands: list  # hands played (not thrown in) times its number of sides
     pitched: list  # hands its side pitched
     made: list  # of those, bids made
-    think_s: list  # seconds spent in act()
+    think_s: list  # CPU seconds spent in act()
     decisions: list
 
 
@@ -152,7 +152,7 @@ def _play_game(env, seed: int, deal: int, rotation: int, seating: list[int], k: 
     think = [0.0] * rules.num_players
     decisions = [0] * rules.num_players
     seat_of = raw.agent_name_mapping
-    clock = time.perf_counter
+    clock = time.process_time  # CPU seconds: steadier than wall time on a shared machine
     for name in env.agent_iter():
         obs, _, term, trunc, info = env.last()
         if term or trunc:

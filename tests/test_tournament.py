@@ -1,0 +1,132 @@
+"""Duplicate tournaments: seat rotation, reproducibility, the statistics and the reports."""
+
+import csv
+import json
+from collections import Counter
+
+import pytest
+
+import pitch_cli
+import pitch_env
+from agents.stats import openskill_ratings, wilson
+from agents.tournament import deal_seed, run_tournament, seatings
+
+
+@pytest.mark.parametrize("variant, options, agents", [
+    ("setback", {}, 2),  # partnerships: the teams, then swapped
+    ("auction", {}, 2),  # 4 solo seats, 2 agents: ABAB then BABA
+    ("auction", {}, 3),
+    ("auction", dict(num_players=5), 3),
+    ("auction", dict(num_players=6, partnerships=True), 3),
+    ("ten_point", {}, 4),
+])
+def test_duplicate_schedule_gives_each_agent_every_seat_equally(variant, options, agents):
+    rules = pitch_env.rules(variant, **options)
+    rotations = seatings(rules, agents)
+    counts = Counter((agent, seat) for seating in rotations for seat, agent in enumerate(seating))
+    assert len(set(counts.values())) == 1, counts
+    assert {a for a, _ in counts} == set(range(agents))
+    assert {s for _, s in counts} == set(range(rules.num_players))
+    if rules.partnerships:  # partners are always the same agent
+        for seating in rotations:
+            for side in rules.sides:
+                assert len({seating[s] for s in side}) == 1
+
+
+def test_two_agents_at_four_solo_seats_alternate_and_then_swap():
+    assert seatings(pitch_env.rules("auction"), 2) == [[0, 1, 0, 1], [1, 0, 1, 0]]
+    assert seatings(pitch_env.rules("setback"), 2) == [[0, 1, 0, 1], [1, 0, 1, 0]]
+
+
+def test_partnerships_need_an_agent_per_side():
+    with pytest.raises(ValueError, match="solo"):
+        seatings(pitch_env.rules("setback"), 1)
+
+
+def test_every_seating_of_a_deal_plays_the_same_cards():
+    result = run_tournament("setback", ["heuristic", "random"], games=4, seed=3, max_hands=2)
+    by_deal = {}
+    for g in result.games:
+        by_deal.setdefault(g.deal, set()).add(g.env_seed)
+    assert all(len(seeds) == 1 for seeds in by_deal.values())
+    assert len({deal_seed(3, d) for d in range(10)}) == 10
+    # The env deals from its seed alone, so the same seed is the same first deal.
+    env = pitch_env.env("setback")
+    deals = []
+    for _ in range(2):
+        env.reset(seed=deal_seed(3, 0))
+        deals.append(env.unwrapped.game_record()["hands"][0]["deal"])
+    assert deals[0] == deals[1]
+
+
+def test_tournament_is_reproducible_and_independent_of_workers():
+    a = run_tournament("setback", ["heuristic", "random"], games=6, seed=11)
+    b = run_tournament("setback", ["heuristic", "random"], games=6, seed=11, workers=2)
+    strip = lambda r: [(g.deal, g.rotation, g.seating, g.winner, g.final_scores, g.hands) for g in r.games]
+    assert strip(a) == strip(b)
+    assert [s.wins for s in a.stats] == [s.wins for s in b.stats]
+
+
+def test_counts_add_up_and_a_game_is_won_by_at_most_one_agent():
+    result = run_tournament("auction", ["heuristic", "random", "pimc:1"], games=6, seed=2, max_hands=3)
+    assert result.config["games"] == len(result.games) == 6
+    for g in result.games:
+        winners = [a for a, won in enumerate(g.won) if won]
+        assert len(winners) <= 1
+        assert (g.winner is None) == g.truncated
+    assert sum(s.wins for s in result.stats) == sum(1 for g in result.games if g.winner is not None)
+    assert result.truncated == sum(g.truncated for g in result.games)
+    assert result.ratings is not None and len(result.ratings) == 3
+
+
+def test_truncated_games_are_won_by_nobody():
+    result = run_tournament("setback", ["random", "random"], games=4, seed=1, max_hands=1)
+    truncated = [g for g in result.games if g.truncated]
+    assert truncated, "one hand of random bidding should rarely end a game to 11"
+    assert not any(won for g in truncated for won in g.won if won is not None)
+
+
+def test_wilson_interval_known_values():
+    low, high = wilson(50, 100)
+    assert low == pytest.approx(0.4038, abs=1e-4) and high == pytest.approx(0.5962, abs=1e-4)
+    low, high = wilson(0, 10)
+    assert low == 0.0 and high == pytest.approx(0.2775, abs=1e-4)
+    low, high = wilson(10, 10)
+    assert low == pytest.approx(0.7225, abs=1e-4) and high == pytest.approx(1.0)
+    low, high = wilson(1100, 2000)
+    assert low == pytest.approx(0.5281, abs=1e-4) and high == pytest.approx(0.5717, abs=1e-4)
+    with pytest.raises(ValueError):
+        wilson(5, 3)
+
+
+def test_openskill_one_win_between_equals_moves_both_by_the_same_known_step():
+    # Plackett-Luce, mu 25, sigma 25/3, beta 25/6: c = sqrt(2 (sigma^2 + beta^2)) = 13.176;
+    # equal skills give p = 1/2, so mu moves by sigma^2 / c / 2 = 2.635.
+    winner, loser = openskill_ratings(["a", "b"], [[(0, 1), (1, 2)]])
+    assert winner.mu == pytest.approx(27.635, abs=1e-3)
+    assert loser.mu == pytest.approx(22.365, abs=1e-3)
+    assert winner.ordinal > loser.ordinal
+    a, b = openskill_ratings(["a", "b"], [[(0, 1), (1, 1)]])
+    assert a.mu == pytest.approx(b.mu)
+
+
+def test_tournament_command_writes_json_csv_and_plot(tmp_path, capsys):
+    out = tmp_path / "t"
+    rc = pitch_cli.main(["tournament", "--variant", "setback", "--agents", "heuristic,random", "--games", "4",
+                         "--seed", "5", "--quiet", "--json", f"{out}.json", "--csv", f"{out}.csv",
+                         "--plot", f"{out}.png", "--rule", "max_hands=3"])
+    assert rc == 0
+    text = capsys.readouterr().out
+    assert "heuristic" in text and "Wilson" in text
+    data = json.loads((tmp_path / "t.json").read_text())
+    assert data["config"]["seed"] == 5 and len(data["games"]) == 4
+    rows = list(csv.DictReader(open(tmp_path / "t.csv")))
+    assert [r["name"] for r in rows] == ["heuristic", "random"]
+    assert (tmp_path / "t.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_tournament_command_refuses_bad_agents_and_options(capsys):
+    assert pitch_cli.main(["tournament", "--agents", "heuristic,alphago", "--games", "2"]) == 2
+    assert "pimc:N" in capsys.readouterr().err
+    assert pitch_cli.main(["tournament", "--agents", "heuristic,random", "--num-players", "9"]) == 2
+    assert "num_players" in capsys.readouterr().err
