@@ -196,3 +196,25 @@ def test_imitation_records_legal_canonical_decisions_and_fits_them():
         venv.close()
     chance = float(np.mean(1.0 / masks.sum(1)))  # accuracy of a uniform guess among the legal actions
     assert acc > chance + 0.2
+
+
+def test_the_self_play_env_shows_the_learner_what_the_observer_encodes():
+    import numpy as np
+
+    from pitch_env.observer import Observer
+    from train.loop import make_env
+
+    cfg = load_config(None, [*TINY, "opponents={random: 1}"])
+    env = make_env(cfg, 0)()
+    observer, rng = Observer(env.rules), np.random.default_rng(0)
+    obs, _ = env.reset(seed=5)
+    for _ in range(300):
+        g = env.game
+        mask = np.zeros(env.action_size, np.int8)
+        mask[g.legal_actions()] = 1
+        expected, expected_mask, _ = env.transform.apply(observer.encode(g, g.current_seat), mask)
+        assert np.allclose(obs, expected, atol=1e-6) and np.array_equal(env.action_masks(), expected_mask)
+        assert env.rules.side_of(g.current_seat) == env.side
+        obs, _, term, trunc, _ = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+        if term or trunc:
+            obs, _ = env.reset()

@@ -19,6 +19,7 @@ from pitch_env.observer import Observer
 NAME = "suit_canonical"  # recorded in the policy card: the transform a loader must apply
 CARD_PIECES = ("hand", "trick", "played", "discards", "draws")
 SAME_COLOUR = {0: 3, 3: 0, 1: 2, 2: 1}  # clubs-spades, diamonds-hearts
+_SUITS = np.arange(4)
 
 
 class SuitCanonical:
@@ -35,6 +36,10 @@ class SuitCanonical:
                 piece = p[name]
                 assert piece.shape[-1] == rules.deck, f"piece {name} is not card-indexed"
                 card_rows += [piece.offset + i * rules.deck for i in range(piece.size // rules.deck)]
+        self._trump_first = {}
+        for t in range(4):
+            order = [t, SAME_COLOUR[t], *[s for s in range(4) if s not in (t, SAME_COLOUR[t])]]
+            self._trump_first[t] = tuple(order.index(s) for s in range(4))
         self._obs_src, self._act_src = {}, {}
         for perm in permutations(range(4)):  # perm[suit] = the slot that suit is shown in
             card_new = self._card_map(perm)
@@ -61,16 +66,13 @@ class SuitCanonical:
     def permutation(self, obs: np.ndarray) -> tuple[int, ...]:
         trump = obs[self._trump:self._trump + 4]
         if trump.any():
-            t = int(np.argmax(trump))
-            rest = [s for s in range(4) if s not in (t, SAME_COLOUR[t])]
-            order = [t, SAME_COLOUR[t], *rest]
-        else:
-            hand = obs[self._hand:self._hand + 52].reshape(4, 13)
-            # most cards first, then the highest card (ranks 2..A are 0..12), then C D H S
-            key = [(-hand[s].sum(), -(np.flatnonzero(hand[s]).max(initial=-1)), s) for s in range(4)]
-            order = [s for *_, s in sorted(key)]
+            return self._trump_first[int(np.argmax(trump))]
+        hand = obs[self._hand:self._hand + 52].reshape(4, 13)
+        # most cards first, then the highest card (rank index 0..12 = 2..A), then C D H S
+        key = hand.sum(1) * 64 + np.where(hand.any(1), 12 - np.argmax(hand[:, ::-1], axis=1), -1) * 4 - _SUITS
+        order = np.argsort(-key, kind="stable")
         perm = [0] * 4
-        for slot, suit in enumerate(order):
+        for slot, suit in enumerate(order.tolist()):
             perm[suit] = slot
         return tuple(perm)
 

@@ -37,7 +37,7 @@ def collect(rules, spec: str, decisions: int, transform, seed: int):
             mask = np.zeros(size, np.int8)
             mask[game.legal_actions()] = 1
             o = observer.encode(game, seat)
-            action = players[seat].act(game, seat)
+            action = players[seat].act(game, seat, o)
             if transform is not None:
                 o, mask, act_src = transform.apply(o, mask)
                 canon = int(np.flatnonzero(act_src == action)[0])
@@ -70,7 +70,7 @@ def pretrain(model, data, epochs: int, batch_size: int = 512, lr: float = 1e-3, 
             opt.zero_grad()
             loss.backward()
             opt.step()
-            total_loss += loss.item() * len(idx)
+            total_loss += loss.detach().item() * len(idx)
             correct += int((dist.distribution.probs.argmax(-1) == a).sum())
         acc = correct / n
         if logger is not None:

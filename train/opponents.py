@@ -2,7 +2,8 @@
 
 Entries are ``"self"`` (a frozen snapshot of the learner, numpy forward pass), any agent spec of
 ``agents.make`` (``"random"``, ``"heuristic"``, ``"checkpoint:PATH"`` …). Every opponent is called
-as ``act(game, seat) -> action``; agent specs get the same observation and infoset the AEC env gives.
+as ``act(game, seat, obs) -> action`` with ``obs`` the seat's Observer vector; agent specs get the
+same observation and infoset the AEC env gives.
 """
 
 from __future__ import annotations
@@ -21,17 +22,15 @@ class PolicyOpponent:
 
     def __init__(self, policy: PolicyMLP, observer: Observer, action_size: int, rng: np.random.Generator):
         self.policy, self.observer, self.rng = policy, observer, rng
-        self._obs = np.zeros(observer.size, np.float32)
         self._mask = np.zeros(action_size, np.int8)
 
     def reset(self, seed: int) -> None:
         pass
 
-    def act(self, game, seat: int) -> int:
-        self.observer.encode(game, seat, self._obs)
+    def act(self, game, seat: int, obs: np.ndarray) -> int:
         self._mask.fill(0)
         self._mask[game.legal_actions()] = 1
-        return self.policy.act(self._obs, self._mask, self.rng)
+        return self.policy.act(obs, self._mask, self.rng)
 
 
 class AgentOpponent:
@@ -43,11 +42,11 @@ class AgentOpponent:
     def reset(self, seed: int) -> None:
         self.agent.reset(seed)
 
-    def act(self, game, seat: int) -> int:
+    def act(self, game, seat: int, obs: np.ndarray) -> int:
         legal = game.legal_actions()
         mask = np.zeros(self.action_size, np.int8)
         mask[legal] = 1
-        obs = {"observation": self.observer.encode(game, seat), "action_mask": mask}
+        obs = {"observation": obs, "action_mask": mask}
         return int(self.agent.act(obs, {"infoset": infoset(game, seat), "legal_actions": list(legal)}))
 
 

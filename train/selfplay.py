@@ -11,7 +11,7 @@ import gymnasium as gym
 import numpy as np
 
 from pitch_env.engine import BID, PASS, Game
-from pitch_env.observer import Observer
+from pitch_env.observer import LiveTable, Observer
 
 from .opponents import OpponentPool
 from .policy import PolicyMLP
@@ -26,6 +26,7 @@ class SelfPlayEnv(gym.Env):
         self._act_src = None
         self.reward_mode, self.win_bonus = reward, float(win_bonus)
         self.observer = Observer(rules)
+        self.live = LiveTable(self.observer)  # the observation table, updated move by move
         self.action_size = pool.action_size
         self.observation_space = gym.spaces.Box(-np.inf, np.inf, (self.observer.size,), np.float32)
         self.action_space = gym.spaces.Discrete(self.action_size)
@@ -41,6 +42,7 @@ class SelfPlayEnv(gym.Env):
         r = self.rules
         while True:
             self.game = Game(r, seed=int(self._rng.integers(2**62)))
+            self.live.sync(self.game)
             self.side = r.side_of(int(self._rng.integers(r.num_players)))
             self.opponents = {}
             for side in range(r.num_sides):
@@ -62,9 +64,8 @@ class SelfPlayEnv(gym.Env):
         action = int(action) if self._act_src is None else int(self._act_src[action])
         if g.phase == BID:
             self._count_bid(action)
-        g.apply(action)
         self._reward = 0.0
-        self._after_move()
+        self._apply(action)
         self._advance()
         over = g.is_over
         terminated, truncated = over and not g.truncated, over and g.truncated
@@ -91,11 +92,13 @@ class SelfPlayEnv(gym.Env):
             side = side_of(seat)
             if side == self.side:
                 return
-            g.apply(self.opponents[side][1].act(g, seat))
-            self._after_move()
+            self._apply(self.opponents[side][1].act(g, seat, self.live.observe(seat)))
 
-    def _after_move(self) -> None:
+    def _apply(self, action: int) -> None:
         g = self.game
+        seat, phase, hand = g.current_seat, g.phase, g.hand_number
+        g.apply(action)
+        self.live.after(g, seat, action, phase, hand)
         if len(g.finished) != self._finished:
             self._finished = len(g.finished)
             res = g.last_result
@@ -118,7 +121,7 @@ class SelfPlayEnv(gym.Env):
         g = self.game
         self._mask.fill(0)
         self._mask[g.legal_actions()] = 1
-        obs = self.observer.encode(g, g.current_seat)
+        obs = self.live.observe(g.current_seat)
         if self.transform is not None:
             obs, self._canon_mask, self._act_src = self.transform.apply(obs, self._mask)
         return obs
