@@ -108,8 +108,10 @@ def save_checkpoint(run: RunDir, model, cfg: TrainConfig, state: dict) -> None:
 class Progress(BaseCallback):
     """Snapshots into the pool, checkpoints, evaluations, training statistics and the progress bar."""
 
-    def __init__(self, cfg: TrainConfig, run: RunDir, state: dict, total: int, show_progress: bool):
+    def __init__(self, cfg: TrainConfig, run: RunDir, state: dict, total: int, show_progress: bool,
+                 started: float):
         super().__init__()
+        self._started = started  # wall clock of this session's start (imitation included)
         self.cfg, self.run, self.state, self.total = cfg, run, state, total
         self.show_progress = show_progress
         self._episodes = []
@@ -171,7 +173,7 @@ class Progress(BaseCallback):
             self._bar.stop()
 
     def _checkpoint(self) -> None:
-        self.state["wall_time"] = self.state.get("wall_time_before", 0.0) + (time.perf_counter() - self._t0)
+        self.state["wall_time"] = self.state.get("wall_time_before", 0.0) + (time.perf_counter() - self._started)
         save_checkpoint(self.run, self.model, self.cfg, self.state)
 
     def _evaluate(self) -> None:
@@ -228,6 +230,7 @@ def train(cfg: TrainConfig | None = None, config_path=None, overrides=(), resume
                                   f"{run.path} to continue it, or another run_name")
         state = {"next_snapshot": cfg.snapshot_every, "next_checkpoint": cfg.checkpoint_every,
                  "next_eval": cfg.eval_every or cfg.total_steps + 1, "last_eval": -1}
+    started = time.perf_counter()
     run.path.mkdir(parents=True, exist_ok=True)
     write_text_atomic(run.config, save_yaml(cfg))
 
@@ -260,7 +263,7 @@ def train(cfg: TrainConfig | None = None, config_path=None, overrides=(), resume
             add_snapshot(venv, run, export_policy(model, cfg.activation), cfg, 0)
         model.set_logger(configure(str(run.tb), ["tensorboard"]))
         remaining = cfg.total_steps - model.num_timesteps
-        callback = Progress(cfg, run, state, cfg.total_steps, show_progress)
+        callback = Progress(cfg, run, state, cfg.total_steps, show_progress, started)
         if remaining > 0:
             model.learn(remaining, callback=callback, reset_num_timesteps=False, progress_bar=False)
         else:

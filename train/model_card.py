@@ -43,16 +43,17 @@ of size {card['observation']['size']}, {card['actions']['size']} actions, networ
 
 - rules: `{cfg.variant}`, {rules.num_players} players, {'partnerships' if rules.partnerships else 'solo'}
 - training steps (learner decisions): {card['training_steps']:,}
-- wall time on this machine (2 shared CPU cores): {state.get('wall_time', 0) / 60:.0f} min
+- wall time on this machine (2 shared CPU cores): {state.get('wall_time', 0) / 60:.1f} min (imitation included)
 - trained with: `pitch train --config configs/{cfg.variant}.yaml` (run `{run.name}`; resolved config below)
 
 ## Strength (duplicate deals, every deal played with the seats swapped; 95% Wilson intervals)
 
-Win rate of this agent's side against the opponent's side (truncated games count as not won).
+Win rate of this agent's side against the opponent's side (truncated games count as not won);
+`pimc` is `agents.make("pimc")`, PIMC with its default number of sampled worlds.
 
 {table(rows)}
 
-Measured by `{cmd}` ({eval_s / 60:.0f} min).
+Measured by `{cmd}` ({eval_s / 60:.1f} min).
 
 ## Resolved training config
 
