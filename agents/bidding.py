@@ -6,14 +6,20 @@ trump is to sit with an opponent), read from the rules object's fields, never fr
 
 from __future__ import annotations
 
-from pitch_env.cards import JACK, TEN, cards_in, trump_table
+from functools import lru_cache
+
+from pitch_env.cards import JACK, TEN, mask_of, trump_table
 from pitch_env.rules import EXCHANGE_HAND_SIZE, Rules
 from pitch_env.scoring import SHOOT, point_card_values
 
 # How far above its expected points a seat bids (a set costs the bid, so stay close).
 BID_MARGIN = 0.2
+# Where only a pitcher can win the game, bid harder: in auction (total margin 0.7) this won 62.4%
+# [59.4%, 65.3%] of 1000 duplicate games against the plain margin.
+PITCHER_ONLY_MARGIN = 0.5
 # Bid harder when another side is this close to the target: it may go out next hand.
 DANGER = 2
+TEN_POINT_OFFSET = 0.5  # the estimate ran low: +0.5 won 55.9% [52.8%, 58.9%] of 1000 duplicate games against +0
 
 
 def expected_points(rules: Rules, hand: int, suit: int) -> float:
@@ -44,31 +50,39 @@ def _odds(rules: Rules) -> tuple[float, float]:
     return (n - side_size) * per_seat, (side_size - 1) * per_seat
 
 
+@lru_cache(maxsize=None)
+def _above_jack(deck: int, off_jack: bool, suit: int) -> int:
+    """The trumps ranked above the jack of ``suit``, as a mask."""
+    table = trump_table(suit, deck, off_jack)
+    jack = table.strength[suit * 13 + JACK]
+    return mask_of(c for c in table.order if table.strength[c] > jack)
+
+
+_TENS = mask_of(s * 13 + TEN for s in range(4))
+
+
 def _expected_four_point(rules: Rules, hand: int, suit: int) -> float:
     table = trump_table(suit, rules.deck, rules.off_jack)
-    mine = [c for c in table.order if hand >> c & 1]
+    mine = hand & table.trump_mask
     if not mine:
         return 0.0
     p_opp, p_partner = _odds(rules)
     keep = 1.0 - p_opp
-    order = table.order
-    strength = table.strength
-    top, low = strength[mine[-1]], strength[mine[0]]
+    order, strength = table.order, table.strength
+    low = next(strength[c] for c in order if mine >> c & 1)
+    top = next(strength[c] for c in reversed(order) if mine >> c & 1)
     e = keep ** (len(order) - top)  # High: no opponent holds a higher trump
-    low_p = keep ** (low - 1)
+    low_p = keep ** (low - 1)  # Low: no opponent holds a lower one
     e += low_p if rules.low_to == "holder" else 0.5 * low_p + 0.1
-    jack = suit * 13 + JACK
-    above_jack = [c for c in order if strength[c] > strength[jack]]
-    if hand >> jack & 1:
-        safe = keep ** sum(1 for c in above_jack if not hand >> c & 1)
+    above_jack = _above_jack(rules.deck, rules.off_jack, suit)
+    if hand >> (suit * 13 + JACK) & 1:  # Jack: safe unless a higher trump is out there
+        safe = keep ** (above_jack & ~hand).bit_count()
         e += 0.95 * safe + 0.4 * (1 - safe)
-    else:
-        mine_above = sum(1 for c in above_jack if hand >> c & 1)
-        e += 0.8 * p_partner + 0.3 * p_opp * min(1.0, mine_above / 2)
-    tens = sum(1 for c in cards_in(hand) if c < 52 and c % 13 == TEN)
+    else:  # partner may hold it, or our high trumps may catch it
+        e += 0.8 * p_partner + 0.3 * p_opp * min(1.0, (above_jack & hand).bit_count() / 2)
     trump_ten = hand >> (suit * 13 + TEN) & 1
-    game = 1.0 / rules.num_sides + 0.07 * (len(mine) - 2) + 0.06 * tens + 0.1 * trump_ten
-    game += 0.03 * sum(1 for c in mine if strength[c] > strength[jack])
+    game = (1.0 / rules.num_sides + 0.07 * (mine.bit_count() - 2) + 0.06 * (hand & _TENS).bit_count()
+            + 0.1 * trump_ten + 0.03 * (mine & above_jack).bit_count())
     e += min(0.9, max(0.05, game))
     return e
 
@@ -95,13 +109,13 @@ def _expected_ten_point(rules: Rules, hand: int, suit: int) -> float:
     draws = max(0, EXCHANGE_HAND_SIZE - len(mine))
     share = min(0.8, 0.3 + 0.08 * top_mine + 0.03 * len(mine) + 0.01 * draws)
     e += (total - held) * share
-    return e
+    return e + TEN_POINT_OFFSET
 
 
 def bid_worth(rules: Rules, hand: int, scores, side: int) -> float:
     """The points this hand is worth bidding: expected points of its best suit plus a margin,
     larger when another side is close to the target."""
-    margin = BID_MARGIN
+    margin = BID_MARGIN + (PITCHER_ONLY_MARGIN if rules.win_rule == "pitcher_only" else 0.0)
     if any(s >= rules.target_score - DANGER for i, s in enumerate(scores) if i != side):
         margin += 0.5
     return best_suit(rules, hand)[1] + margin

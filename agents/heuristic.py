@@ -1,13 +1,14 @@
 """A rule-based Pitch player for every rule set, reading only its infoset and the (public) rules.
 
 Strategy (docs/agents.md has the long form):
-- **Bid**: for each suit, estimate the points the side would win with it as trump (four_point:
-  the chance of High and Low from how many higher/lower trumps are out, Jack from holding it and
-  what protects it, Game from trump length and tens; ten_point: the point cards held and how safe
-  each is, plus a share of the rest from the top trumps and the refill). Bid that estimate plus a
-  small margin (more when another side is near the target); the dealer bids just enough where a
-  made bid scores the points won, steals when allowed and worth it, bids the cheapest allowed bid
-  when stuck; never overcall a partner without a clearly better hand.
+- **Bid** (agents/bidding.py): for each suit, estimate the points the side would win with it as
+  trump (four_point: the chance of High and Low from how many higher/lower trumps are out, Jack
+  from holding it and what protects it, Game from trump length and tens; ten_point: the point
+  cards held and how safe each is, plus a share of the rest from the top trumps and the refill).
+  Bid that estimate plus a small margin (more where only a pitcher can win, and when another
+  side is near the target); the dealer bids just enough where a made bid scores the points won,
+  steals when allowed and worth it, bids the cheapest allowed bid when stuck; never overcall a
+  partner without a clearly better hand.
 - **Trump**: pitch (or declare) the best-valued suit: the pitch is its highest card, or its lowest
   when the top is an unprotected jack.
 - **Play** (agents/cardplay.py): feed a partner whose trick is safe the most valuable card we can
@@ -20,7 +21,6 @@ Strategy (docs/agents.md has the long form):
 - **Exchange** (ten_point): keep the rest of the stock unless already holding six trumps; discard
   down to six by dropping the trumps that are worth least (no points, lowest).
 """
-
 from __future__ import annotations
 
 from .base import Agent, legal_actions

@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import random
 
-from pitch_env.cards import cards_in
+from pitch_env.cards import cards_in, mask_of
 from pitch_env.engine import BID, DECLARE, PLAY, Game
 from pitch_env.scoring import SHOOT
 
@@ -54,6 +54,22 @@ def sample_hands(rng: random.Random, v: View, rules, voids: list[int], tries: in
     others = [s for s in range(n) if s != v.seat and v.cards_left[s]]
     # The most constrained seats choose first, so the greedy draw rarely paints itself into a corner.
     others.sort(key=lambda s: (unseen & ~voids[s]).bit_count())
+    if not any(voids[s] for s in others):  # nothing known beyond the counts: one draw does it
+        pool = cards_in(unseen)
+        drawn = rng.sample(pool, sum(v.cards_left[s] for s in others))
+        hands = [0] * n
+        hands[v.seat] = v.hand
+        pos = 0
+        for s in others:
+            for c in drawn[pos:pos + v.cards_left[s]]:
+                hands[s] |= 1 << c
+            pos += v.cards_left[s]
+        stock = ()
+        if rules.uses_stock and v.phase in ("bid", "declare"):
+            rest = cards_in(unseen & ~mask_of(drawn))
+            rng.shuffle(rest)
+            stock = tuple(rest)
+        return hands, stock
     for attempt in range(tries + 1):
         hands = [0] * n
         hands[v.seat] = v.hand
