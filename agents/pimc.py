@@ -17,7 +17,7 @@ from .rollout import playout
 from .view import read
 from .worlds import build_world, sample_world, void_masks
 
-DEFAULT_WORLDS = 8  # the budget of the strength claims in docs/agents.md
+DEFAULT_WORLDS = 12  # the budget of the strength claims in docs/agents.md
 FIRST_WORLDS = 6  # worlds in which every legal action is tried before any is dropped
 DROP_Z = 2.0  # drop an action this many standard errors behind the leader
 SWITCH_Z = 1.0  # leave the heuristic's choice only for an action this many standard errors better
