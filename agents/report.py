@@ -72,7 +72,9 @@ def write_plot(result: TournamentResult, path) -> None:
 
     names = [s.name for s in result.stats]
     rates = [s.win_rate for s in result.stats]
-    errors = [[s.win_rate - s.win_low for s in result.stats], [s.win_high - s.win_rate for s in result.stats]]
+    # (clamped: rounding can put a 0% or 100% rate a hair outside its own interval)
+    errors = [[max(0.0, s.win_rate - s.win_low) for s in result.stats],
+              [max(0.0, s.win_high - s.win_rate) for s in result.stats]]
     fig, ax = plt.subplots(figsize=(max(4, 1.5 * len(names)), 3.5))
     ax.bar(names, rates, yerr=errors, capsize=6, color="#4c72b0")
     ax.set_ylim(0, 1)

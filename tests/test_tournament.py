@@ -130,3 +130,12 @@ def test_tournament_command_refuses_bad_agents_and_options(capsys):
     assert "pimc:N" in capsys.readouterr().err
     assert pitch_cli.main(["tournament", "--agents", "heuristic,random", "--num-players", "9"]) == 2
     assert "num_players" in capsys.readouterr().err
+
+
+def test_plot_draws_rates_of_zero_and_one(tmp_path):
+    from agents.report import write_plot
+
+    result = run_tournament("setback", ["heuristic", "random"], games=6, seed=1)
+    assert {s.wins for s in result.stats} == {0, 6}
+    write_plot(result, tmp_path / "p.png")
+    assert (tmp_path / "p.png").read_bytes()[:4] == b"\x89PNG"
