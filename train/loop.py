@@ -268,7 +268,8 @@ def train(cfg: TrainConfig | None = None, config_path=None, overrides=(), resume
             model.learn(remaining, callback=callback, reset_num_timesteps=False, progress_bar=False)
         else:
             callback.init_callback(model)
-        if state.get("last_eval") != model.num_timesteps:
+        # evaluate the final policy unless an evaluation ran within the last rollout
+        if model.num_timesteps - state.get("last_eval", -1) >= cfg.n_steps * cfg.num_envs:
             callback._evaluate()
         callback._checkpoint()
     finally:
