@@ -51,14 +51,18 @@ def measure(cfg, venv, steps: int) -> float:
 
 
 def main(argv=None) -> None:
-    from train.config import load_config
-    from train.loop import RunDir, add_snapshot, export_policy, make_vec_env, new_model
+    import statistics
+    import tempfile
+
     from pitch_env.actions import ActionLayout
     from pitch_env.observer import Observer
+    from train.config import load_config
+    from train.loop import RunDir, add_snapshot, export_policy, make_vec_env, new_model
 
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--config", default="configs/quick.yaml")
     p.add_argument("--steps", type=int, default=16384)
+    p.add_argument("--rounds", type=int, default=3, help="alternating rounds; medians reported (the cores are shared)")
     args = p.parse_args(argv)
     cfg = load_config(args.config)
     torch.set_num_threads(cfg.torch_threads)
@@ -66,20 +70,31 @@ def main(argv=None) -> None:
     obs_size, action_size = Observer(rules).size, ActionLayout(rules).size
     print(f"{cfg.variant}: observation {obs_size}, actions {action_size}, {cfg.num_envs} envs, "
           f"n_steps {cfg.n_steps}, hidden {cfg.hidden}, opponents {cfg.opponents}")
-    trivial = measure(cfg, VecMonitor(DummyVecEnv([lambda: TrivialEnv(obs_size, action_size)] * cfg.num_envs)),
-                      args.steps)
-    print(f"trivial env (DummyVecEnv):    {trivial:8.0f} steps/s")
-    import tempfile
 
-    for kind in ("dummy", "subproc"):
+    def trivial():
+        return measure(cfg, VecMonitor(DummyVecEnv([lambda: TrivialEnv(obs_size, action_size)] * cfg.num_envs)),
+                       args.steps)
+
+    def selfplay(kind):
         cfg.vec_env = kind
         venv = make_vec_env(cfg)
-        model = new_model(cfg, venv)
-        with tempfile.TemporaryDirectory() as tmp:
-            add_snapshot(venv, RunDir(tmp), export_policy(model, cfg.activation), cfg, 0)
-            sps = measure(cfg, venv, args.steps)
-        venv.close()
-        print(f"self-play env ({kind:7s}):     {sps:8.0f} steps/s  ({100 * sps / trivial:.0f}% of trivial)")
+        try:
+            with tempfile.TemporaryDirectory() as tmp:
+                add_snapshot(venv, RunDir(tmp), export_policy(new_model(cfg, venv), cfg.activation), cfg, 0)
+                return measure(cfg, venv, args.steps)
+        finally:
+            venv.close()
+
+    runs = {"trivial": [], "dummy": [], "subproc": []}
+    for r in range(args.rounds):  # alternate, so a change in the machine's load hits every kind
+        runs["trivial"].append(trivial())
+        runs["dummy"].append(selfplay("dummy"))
+        runs["subproc"].append(selfplay("subproc"))
+        print(f"round {r + 1}: " + ", ".join(f"{k} {v[-1]:.0f}" for k, v in runs.items()))
+    med = {k: statistics.median(v) for k, v in runs.items()}
+    print(f"trivial env (DummyVecEnv):   {med['trivial']:8.0f} steps/s (median of {args.rounds})")
+    for kind in ("dummy", "subproc"):
+        print(f"self-play env ({kind:7s}):   {med[kind]:8.0f} steps/s  ({100 * med[kind] / med['trivial']:.0f}% of trivial)")
 
 
 if __name__ == "__main__":
