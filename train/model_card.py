@@ -49,7 +49,7 @@ of size {card['observation']['size']}, {card['actions']['size']} actions, networ
 ## Strength (duplicate deals, every deal played with the seats swapped; 95% Wilson intervals)
 
 Win rate of this agent's side against the opponent's side (truncated games count as not won);
-`pimc` is `agents.make("pimc")`, PIMC with its default number of sampled worlds.
+`pimc` is `agents.make("pimc")`, PIMC with its default number of sampled worlds (recorded as a spec in the row).
 
 {table(rows)}
 
@@ -70,7 +70,7 @@ def main(argv=None) -> int:
     p.add_argument("run", help="run directory (runs/NAME)")
     p.add_argument("dest", help="checkpoint directory to write (checkpoints/NAME)")
     p.add_argument("--games", type=int, default=2000, help="games against random and heuristic each")
-    p.add_argument("--pimc", default="pimc", help="PIMC agent spec (default: its default worlds)")
+    p.add_argument("--pimc", default="pimc:12", help="PIMC agent spec, worlds explicit so the card names them")
     p.add_argument("--pimc-games", type=int, default=200, help="games against PIMC (0: skip; it is slow)")
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--seed", type=int, default=2024, help="tournament seed (not a seed used in training)")
