@@ -49,7 +49,7 @@ of size {card['observation']['size']}, {card['actions']['size']} actions, networ
 ## Strength (duplicate deals, every deal played with the seats swapped; 95% Wilson intervals)
 
 Win rate of this agent's side against the opponent's side (truncated games count as not won);
-`pimc` is `agents.make("pimc")`, PIMC with its default number of sampled worlds (recorded as a spec in the row).
+the PIMC row is the agent spec `{pimc}` (PIMC, its number of sampled worlds after the colon).
 
 {table(rows)}
 
