@@ -67,6 +67,7 @@ def main(argv=None) -> int:
     for label, make in cases():
         if args.only and args.only not in label:
             continue
+        decisions_per_second(make, min(1.0, args.seconds / 5))  # warm-up, not reported
         rate, cpu_rate, n = decisions_per_second(make, args.seconds)
         print(f"{label:40} {rate:12,.0f} {cpu_rate:12,.0f} {n:10,}")
     return 0
