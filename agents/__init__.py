@@ -16,7 +16,7 @@ __all__ = ["Agent", "RandomAgent", "make", "SPEC_FORMS", "spec_error"]
 
 def spec_error(spec) -> ValueError:
     return ValueError(f"unknown agent spec {spec!r}: use one of {', '.join(SPEC_FORMS)} "
-                      "(e.g. 'pimc:20', 'checkpoint:runs/setback/best.pt')")
+                      "(e.g. 'pimc:20', 'checkpoint:checkpoints/setback')")
 
 
 def make(spec: str, env, seed: int | None = None) -> Agent:
@@ -43,7 +43,7 @@ def make(spec: str, env, seed: int | None = None) -> Agent:
         return PIMCAgent(env, worlds=worlds, seed=seed)
     if kind == "checkpoint":
         if not arg:
-            raise ValueError(f"agent spec {spec!r}: name the file, e.g. 'checkpoint:runs/setback/best.pt'")
+            raise ValueError(f"agent spec {spec!r}: name the file, e.g. 'checkpoint:checkpoints/setback'")
         try:
             from .checkpoint import CheckpointAgent
         except ModuleNotFoundError as e:
