@@ -61,14 +61,17 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=5.0, help="time per environment")
     parser.add_argument("--only", default=None, help="run only cases whose label contains this text")
+    parser.add_argument("--repeat", type=int, default=3, help="timed runs per environment; the median is shown")
     args = parser.parse_args(argv)
-    print(f"python {platform.python_version()} on {platform.machine()}, one process; {args.seconds:g} s each")
+    print(f"python {platform.python_version()} on {platform.machine()}, one process; "
+          f"median of {args.repeat} runs of {args.seconds:g} s each")
     print(f"{'environment':40} {'decisions/s':>12} {'per CPU s':>12} {'decisions':>10}")
     for label, make in cases():
         if args.only and args.only not in label:
             continue
         decisions_per_second(make, min(1.0, args.seconds / 5))  # warm-up, not reported
-        rate, cpu_rate, n = decisions_per_second(make, args.seconds)
+        runs = sorted(decisions_per_second(make, args.seconds) for _ in range(args.repeat))
+        rate, cpu_rate, n = runs[len(runs) // 2]
         print(f"{label:40} {rate:12,.0f} {cpu_rate:12,.0f} {n:10,}")
     return 0
 

@@ -263,9 +263,9 @@ class raw_env(AECEnv):
 
     def _end_of_hand(self, hand_number: int):
         game = self.game
-        record = game.finished[-1]
-        if self.reward_mode == "hand":
-            self._give({s: record["score_change"][self.rules.side_of(s)] * self._hand_scale
+        result = game.last_result  # None for a thrown-in hand: nothing changed
+        if self.reward_mode == "hand" and result is not None:
+            self._give({s: result.score_change[self.rules.side_of(s)] * self._hand_scale
                         for s in range(self.rules.num_players)})
         episode_over = game.is_over or self.episode == "hand"
         if not episode_over:

@@ -63,7 +63,7 @@ class Game:
         self.scores = [0] * rules.num_sides
         self.winner = None
         self.truncated = False
-        self.finished = []  # records of finished hands (dicts, never changed once added)
+        self.finished = []  # records of finished hands (record.FinishedHand mappings, never changed)
         self.last_result = None
         self.hand_number = 0
         fd = rules.first_dealer
@@ -384,7 +384,7 @@ class Game:
 
     # ------------------------------------------------------------------ end of hand
     def _finish_hand(self, pitcher: int | None) -> None:
-        from .record import hand_record
+        from .record import FinishedHand
 
         r = self.rules
         result = None
@@ -395,7 +395,7 @@ class Game:
                 self.scores[side] += change
             winner = game_winner(r, self.scores, pitcher, result.moon)
         self.last_result = result
-        self.finished = self.finished + [hand_record(self, result)]
+        self.finished = self.finished + [FinishedHand(self, result)]
         if winner is not None:
             self.winner = winner
         elif self.hand_number >= r.max_hands:
