@@ -13,7 +13,7 @@ import time
 import gymnasium as gym
 import numpy as np
 import torch
-from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
+from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
 
 class TrivialEnv(gym.Env):

@@ -11,9 +11,9 @@ import operator
 import random
 
 from .actions import ActionLayout
-from .cards import CARD_NAMES, SUITS, cards_in, mask_of, parse_cards, trump_table
+from .cards import CARD_NAMES, cards_in, mask_of, parse_cards, trump_table
 from .rules import EXCHANGE_HAND_SIZE, Rules, rules as make_rules, validate
-from .scoring import SHOOT, HandResult, game_winner, score_hand
+from .scoring import SHOOT, game_winner, score_hand
 
 PASS = 0
 BID, DECLARE, STOCK, DISCARD, PLAY, OVER = range(6)

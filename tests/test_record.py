@@ -10,7 +10,7 @@ import pytest
 from pitch_env import Game, load_record, replay, save_record
 from pitch_env.record import FORMAT, record_actions
 
-from conftest import act, bids, deal, game, last_hand, random_game, tricks
+from conftest import act, bids, game, last_hand, random_game, tricks
 from test_rules_setback import HAND_D1, TRICKS_D1, play_d1
 from test_rules_ten_point import SEVEN_TRUMPS, play_seven_trumps
 

@@ -8,7 +8,6 @@ policy), ``resume.zip`` (SB3's own state, only for ``--resume``) and ``state.jso
 from __future__ import annotations
 
 import json
-import os
 import random
 import time
 from datetime import datetime
