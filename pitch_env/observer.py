@@ -186,14 +186,14 @@ class LiveTable:
     the tests compares it with a fresh ``encode_table`` at every step.
     """
 
-    __slots__ = ("observer", "table", "_o", "_c", "_nb", "_n", "_inv_hand", "_mv", "_index", "_hand",
+    __slots__ = ("observer", "table", "_c", "_nb", "_n", "_inv_hand", "_mv", "_index", "_hand",
                  "_played", "_cards_left", "_trump", "_leader", "_trick", "_game_points", "_bids", "_current")
 
     def __init__(self, observer: Observer):
         self.observer = observer
         self.table = np.zeros(observer.table_size, np.float32)
         o, r = observer.table_offsets, observer.rules
-        self._o, self._c, self._nb, self._n = o, r.deck, len(observer.bid_slot), r.num_players
+        self._c, self._nb, self._n = r.deck, len(observer.bid_slot), r.num_players
         self._inv_hand = 1.0 / r.hand_size
         self._mv = memoryview(self.table)  # single-item writes through it cost a third of numpy's
         self._index = observer.index
