@@ -31,7 +31,6 @@ from __future__ import annotations
 import dataclasses
 import random
 import warnings
-from collections.abc import Mapping
 
 import numpy as np
 from gymnasium import spaces
@@ -40,6 +39,7 @@ from pettingzoo.utils import wrappers
 
 from .engine import OVER, Game
 from .infoset import infoset
+from .lazy import LazyMapping
 from .observer import Observer, LiveTable
 from .render import render_record, render_view
 from .rules import rules as make_rules
@@ -86,37 +86,24 @@ class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
         return self.env.last(observe)
 
 
-class InfoSet(Mapping):
+class InfoSet(LazyMapping):
     """The readable view of what a seat may know, computed on first access.
 
     It describes the step at which it was handed out; reading it after the environment has
     moved on raises an error instead of returning a view of a different moment.
     """
 
-    __slots__ = ("_env", "_step", "_seat", "_data")
+    __slots__ = ("_env", "_step", "_seat")
 
     def __init__(self, env: "raw_env", seat: int):
-        self._env, self._step, self._seat, self._data = env, env._step_count, seat, None
+        # set directly, not through super().__init__(): this runs at every step
+        self._dict, self._env, self._step, self._seat = None, env, env._step_count, seat
 
-    def _get(self) -> dict:
-        if self._data is None:
-            if self._env._step_count != self._step:
-                raise RuntimeError("this infoset belongs to an earlier step: read info['infoset'] "
-                                   "(or copy it with dict(...)) before calling env.step again")
-            self._data = infoset(self._env.game, self._seat)
-        return self._data
-
-    def __getitem__(self, key):
-        return self._get()[key]
-
-    def __iter__(self):
-        return iter(self._get())
-
-    def __len__(self):
-        return len(self._get())
-
-    def __repr__(self):
-        return f"InfoSet({self._get()!r})"
+    def _build(self) -> dict:
+        if self._env._step_count != self._step:
+            raise RuntimeError("this infoset belongs to an earlier step: read info['infoset'] "
+                               "(or copy it with dict(...)) before calling env.step again")
+        return infoset(self._env.game, self._seat)
 
 
 class raw_env(AECEnv):

@@ -6,11 +6,11 @@ Records are built from the engine's plain state; nothing here changes a game.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from pathlib import Path
 from types import SimpleNamespace
 
 from .cards import CARD_NAMES, SUITS, parse_card
+from .lazy import LazyMapping
 from .rules import rules as make_rules
 
 FORMAT = "pitch-record/1"
@@ -64,40 +64,27 @@ def hand_record(game, result) -> dict:
     return h
 
 
-class FinishedHand(Mapping):
+class FinishedHand(LazyMapping):
     """The record of a finished hand, built from a snapshot of it when first read.
 
     Search agents finish thousands of hands and never read their records, so the engine stores
     this cheap snapshot instead of building the JSON dict at the end of every hand.
     """
 
-    __slots__ = ("_snapshot", "_result", "_dict")
+    __slots__ = ("_snapshot", "_result")
     _FIELDS = ("rules", "hand_number", "dealer", "dealt", "stock", "bids", "pitcher", "contract",
                "trump", "draws", "discards", "stock_to", "tricks")
 
     def __init__(self, game, result):
+        self._dict = None
         # The engine starts a fresh list for every per-hand field at the next deal and never
         # changes a finished hand's lists, so holding references is a true snapshot.
         snap = SimpleNamespace(**{f: getattr(game, f) for f in self._FIELDS})
         snap.trick, snap.leader, snap.scores = (), None, list(game.scores)
-        self._snapshot, self._result, self._dict = snap, result, None
+        self._snapshot, self._result = snap, result
 
-    def _get(self) -> dict:
-        if self._dict is None:
-            self._dict = hand_record(self._snapshot, self._result)
-        return self._dict
-
-    def __getitem__(self, key):
-        return self._get()[key]
-
-    def __iter__(self):
-        return iter(self._get())
-
-    def __len__(self):
-        return len(self._get())
-
-    def __repr__(self):
-        return repr(self._get())
+    def _build(self) -> dict:
+        return hand_record(self._snapshot, self._result)
 
 
 def game_record(game) -> dict:
