@@ -187,7 +187,8 @@ class LiveTable:
     """
 
     __slots__ = ("observer", "table", "_c", "_nb", "_n", "_inv_hand", "_mv", "_index", "_hand",
-                 "_played", "_cards_left", "_trump", "_leader", "_trick", "_game_points", "_bids", "_current")
+                 "_played", "_cards_left", "_trump", "_leader", "_trick", "_game_points", "_bids", "_current",
+                 "_phase", "_pitcher", "_contract")
 
     def __init__(self, observer: Observer):
         self.observer = observer
@@ -198,7 +199,8 @@ class LiveTable:
         self._mv = memoryview(self.table)  # single-item writes through it cost a third of numpy's
         self._index = observer.index
         # offsets of the pieces touched on every move, as attributes: this runs at every step
-        for name in ("hand", "played", "cards_left", "trump", "leader", "trick", "game_points", "bids", "current"):
+        for name in ("hand", "played", "cards_left", "trump", "leader", "trick", "game_points", "bids", "current",
+                     "phase", "pitcher", "contract"):
             setattr(self, "_" + name, o[name])
 
     def sync(self, game: Game) -> None:
@@ -209,10 +211,19 @@ class LiveTable:
 
     def after(self, game: Game, seat: int, action: int, phase_before: int, hand_before: int) -> None:
         """Bring the table up to date after ``seat`` took ``action``."""
-        if game.hand_number != hand_before or game.phase != phase_before:
+        if game.hand_number != hand_before:
             self.sync(game)
             return
         t = self._mv
+        if game.phase != phase_before:
+            if not (phase_before == BID and game.phase == PLAY):
+                self.sync(game)  # the exchange phases: rare, and they change many pieces
+                return
+            # The auction closed under trump_by=first_lead: only phase, pitcher and contract are new.
+            t[self._phase + BID] = 0.0
+            t[self._phase + PLAY] = 1.0
+            t[self._pitcher + game.pitcher] = 1.0
+            t[self._contract + self.observer.bid_slot[game.contract]] = 1.0
         if phase_before == PLAY:
             card = action - game.layout.play_base
             c = self._c

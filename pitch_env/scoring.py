@@ -41,8 +41,9 @@ def _owner(mask_by_seat, card: int) -> int:
     raise AssertionError(f"card {card} is held by nobody")
 
 
-def awards_four_point(rules: Rules, table: TrumpTable, in_play, captured) -> list[Award]:
-    """High, Low, Jack and Game. ``in_play``/``captured``: card masks by seat."""
+def awards_four_point(rules: Rules, table: TrumpTable, in_play, captured, game=None) -> list[Award]:
+    """High, Low, Jack and Game. ``in_play``/``captured``: card masks by seat; ``game``: the
+    sides' game points if already counted."""
     side_of = rules.side_of
     awards = []
     trumps = [c for c in table.order if any(m >> c & 1 for m in in_play)]
@@ -56,7 +57,8 @@ def awards_four_point(rules: Rules, table: TrumpTable, in_play, captured) -> lis
         if jack in trumps:
             seat = _owner(captured, jack)
             awards.append(Award("jack", jack, seat, side_of(seat), 1))
-    game = game_points(rules, captured)
+    if game is None:
+        game = game_points(rules, captured)
     best = max(game)
     if game.count(best) == 1:
         awards.append(Award("game", None, None, game.index(best), 1))
@@ -100,8 +102,9 @@ def game_points(rules: Rules, captured) -> list[int]:
 def score_hand(rules: Rules, table: TrumpTable, in_play, captured, pitcher: int,
                contract: int, scores) -> HandResult:
     """Everything a finished hand does to the score."""
+    game = game_points(rules, captured)
     if rules.scoring == "four_point":
-        awards = awards_four_point(rules, table, in_play, captured)
+        awards = awards_four_point(rules, table, in_play, captured, game)
     else:
         awards = awards_ten_point(rules, table, captured)
     points = [0] * rules.num_sides
@@ -128,7 +131,7 @@ def score_hand(rules: Rules, table: TrumpTable, in_play, captured, pitcher: int,
             change[side] = -contract
         elif rules.made_scores == "bid":
             change[side] = contract
-    return HandResult(tuple(awards), tuple(game_points(rules, captured)), tuple(points),
+    return HandResult(tuple(awards), tuple(game), tuple(points),
                       made, tuple(change), moon)
 
 
