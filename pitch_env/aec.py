@@ -229,7 +229,7 @@ class raw_env(AECEnv):
         game.apply_legal(action)
         self._live.after(game, seat, action, phase, hand)
         if game.hand_number != hand or game.phase == OVER:
-            self._end_of_hand(hand)
+            self._end_of_hand()
         else:
             self._set_turn()
         if self.render_mode == "human":
@@ -248,14 +248,13 @@ class raw_env(AECEnv):
         self.agent_selection = agent
         self.infos[agent] = {"legal_actions": list(self.game.legal_actions()), "infoset": InfoSet(self, seat)}
 
-    def _end_of_hand(self, hand_number: int):
+    def _end_of_hand(self):
         game = self.game
         result = game.last_result  # None for a thrown-in hand: nothing changed
         if self.reward_mode == "hand" and result is not None:
             self._give({s: result.score_change[self.rules.side_of(s)] * self._hand_scale
                         for s in range(self.rules.num_players)})
-        episode_over = game.is_over or self.episode == "hand"
-        if not episode_over:
+        if not game.is_over:  # (episode="hand" plays a one-hand game, so it is over here)
             self._set_turn()
             return
         if self.reward_mode == "game" and game.winner is not None:
@@ -266,8 +265,6 @@ class raw_env(AECEnv):
         for a in self.agents:
             self.terminations[a] = not truncated
             self.truncations[a] = truncated
-        self.agent_selection = self.possible_agents[(game.dealer + 1) % self.rules.num_players] \
-            if not game.is_over else self.possible_agents[self.agent_name_mapping[self.agent_selection]]
 
     def _give(self, by_seat: dict[int, float]):
         for seat, r in by_seat.items():

@@ -35,13 +35,16 @@ def setups(draw):
     return variant, options, draw(st.integers(0, 2**32))
 
 
-def random_play(variant, options, seed, each_step=None) -> Game:
+def random_play(variant, options, seed, each_step=None, stop=None) -> Game:
+    """A game played by random legal moves, to the end or for ``stop`` moves."""
     g = Game(variant, seed=seed, **options)
     rng = random.Random(seed)
-    while not g.is_over:
+    moves = 0
+    while not g.is_over and (stop is None or moves < stop):
         if each_step:
             each_step(g)
         g.apply(rng.choice(g.legal_actions()))
+        moves += 1
     return g
 
 
@@ -114,12 +117,7 @@ def test_replay_of_the_record_and_of_its_json_gives_the_same_record(setup):
 @given(setups(), st.integers(0, 10_000))
 def test_replay_of_a_record_taken_mid_game_reaches_the_same_state(setup, stop):
     variant, options, seed = setup
-    g = Game(variant, seed=seed, **options)
-    rng = random.Random(seed)
-    for _ in range(stop):
-        if g.is_over:
-            break
-        g.apply(rng.choice(g.legal_actions()))
+    g = random_play(*setup, stop=stop)
     record = g.game_record()
     again = replay(record)
     assert again.game_record() == record
@@ -130,12 +128,7 @@ def test_replay_of_a_record_taken_mid_game_reaches_the_same_state(setup, stop):
 @given(setups(), st.integers(0, 300))
 def test_playing_on_a_clone_leaves_the_original_unchanged(setup, stop):
     variant, options, seed = setup
-    g = Game(variant, seed=seed, **options)
-    rng = random.Random(seed)
-    for _ in range(stop):
-        if g.is_over:
-            break
-        g.apply(rng.choice(g.legal_actions()))
+    g = random_play(*setup, stop=stop)
     record, legal, seat = g.game_record(), list(g.legal_actions()), g.current_seat
     c = g.clone()
     assert c.game_record() == record and c.legal_actions() == legal
