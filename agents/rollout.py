@@ -1,5 +1,7 @@
 """The fast rollout policy of PIMC: the heuristic's rules for every phase, read straight from a
-determinised engine Game's ints (only the mover's own hand and public facts), and the playout.
+determinised engine Game's ints (only the mover's own hand, own discards and public facts), and
+the playout. ``rollout_action`` chooses exactly what ``HeuristicAgent`` would (tests/test_agents.py),
+so training also uses it to play the heuristic's seats cheaply (train/opponents.py).
 """
 
 from __future__ import annotations
@@ -7,6 +9,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from pitch_env.actions import ActionLayout
+from pitch_env.cards import mask_of
 from pitch_env.engine import BID, DECLARE, DISCARD, OVER, PLAY, STOCK, Game
 from pitch_env.scoring import SHOOT
 
@@ -39,8 +42,9 @@ def rollout_action(game: Game) -> int:
         if game.table is None:
             return base + pitch_lead(rules, hand, best_suit(rules, hand)[0])
         trick = game.trick
+        seen = game.played | mask_of(game.discards[seat])  # the seat's own discards are known out, as in its infoset
         return base + choose_card(play_tables(rules, game.trump), seat, hand, [a - base for a in legal], trick,
-                                  game.played, game.trick_order[len(trick) + 1:])
+                                  seen, game.trick_order[len(trick) + 1:])
     if phase == BID:
         values = bid_values(layout)
         return choose_bid(rules, hand, seat, game.dealer, game.high_bid, game.high_bidder, game.scores,

@@ -225,3 +225,26 @@ def test_a_seat_that_did_not_follow_or_trump_is_known_void():
     assert all(voids[2] >> c & 1 for c in hearts | spades)  # no trump on the trump lead, no heart now
     assert voids[1] == spade_mask  # no trump on the trump lead; then it followed hearts
     assert voids[3] == spade_mask
+
+
+# ---------------------------------------------------------------- the heuristic read from the engine
+@pytest.mark.parametrize("variant", PRESETS)
+def test_the_engine_read_heuristic_chooses_exactly_what_the_heuristic_agent_does(variant):
+    """agents/rollout.py (PIMC's playouts and training's heuristic opponents) must be the same player
+    as HeuristicAgent, or the strength measured against one would not hold against the other."""
+    from agents.rollout import rollout_action
+
+    env = pitch_env.env(variant)
+    heuristic = make("heuristic", env)
+    compared = 0
+    for seed in range(25):
+        game = pitch_env.Game(variant, seed=seed)
+        while not game.is_over:
+            seat = game.current_seat
+            legal = game.legal_actions()
+            action = heuristic.act({"action_mask": None}, {"infoset": infoset(game, seat), "legal_actions": list(legal)})
+            if len(legal) > 1:
+                assert rollout_action(game) == action, (variant, seed, game.phase_name)
+                compared += 1
+            game.apply(action)
+    assert compared > 1000

@@ -187,15 +187,43 @@ def test_imitation_records_legal_canonical_decisions_and_fits_them():
 
     cfg = load_config(None, [*TINY, "imitate=heuristic"])
     rules = cfg.resolved_rules()
-    obs, masks, actions = collect(rules, "heuristic", 600, make_transform(cfg.observation, rules), seed=1)
-    assert masks[np.arange(600), actions].all()  # every recorded action is legal in its own (canonical) mask
+    demos = collect(rules, "heuristic", 600, make_transform(cfg.observation, rules), seed=1, workers=2)
+    assert len(demos) == 600
+    assert demos.masks[np.arange(600), demos.actions].all()  # every recorded action is legal in its own (canonical) mask
     venv = make_vec_env(cfg)
     try:
-        acc = pretrain(new_model(cfg, venv), (obs, masks, actions), epochs=15, batch_size=200)
+        model = new_model(cfg, venv)
+        acc = pretrain(model, demos, epochs=15, batch_size=200)
     finally:
         venv.close()
-    chance = float(np.mean(1.0 / masks.sum(1)))  # accuracy of a uniform guess among the legal actions
+    chance = float(np.mean(1.0 / demos.masks.sum(1)))  # accuracy of a uniform guess among the legal actions
     assert acc > chance + 0.2
+    import torch
+
+    with torch.no_grad():  # the value head was fitted too: it explains part of the returns' spread
+        v = model.policy.predict_values(torch.as_tensor(demos.obs)).squeeze(-1).numpy()
+    assert np.mean((v - demos.returns) ** 2) < 0.8 * np.var(demos.returns)
+
+
+def test_imitation_against_an_opponent_records_only_the_teachers_seats_with_their_returns():
+    import numpy as np
+
+    import pitch_env
+    from train.imitate import collect, teacher_seats
+
+    rng = np.random.default_rng(0)
+    auction = pitch_env.rules("auction")
+    for _ in range(20):
+        seats = sorted(teacher_seats(auction, rng))
+        assert seats in ([0, 2], [1, 3])  # two alternating seats of four, as the tournament seats an agent
+    setback = pitch_env.rules("setback")
+    assert sorted(teacher_seats(setback, np.random.default_rng(1))) in ([0, 2], [1, 3])
+    # random against heuristic: every game is won by one side, so with a win bonus of 1 and no hand
+    # reward the first decision of a side's game has a return of ±gamma**k, never 0
+    demos = collect(setback, "random", 400, None, seed=3, against="heuristic", reward="game", win_bonus=1.0,
+                    gamma=1.0)
+    assert set(np.round(demos.returns, 6)) <= {-1.0, 1.0}
+    assert (demos.returns == -1).mean() > 0.8  # random loses to the heuristic almost always
 
 
 def test_the_self_play_env_shows_the_learner_what_the_observer_encodes():

@@ -53,9 +53,13 @@ class TrainConfig:
     vf_coef: float = 0.5  # value loss weight
     max_grad_norm: float = 0.5  # gradient clipping
     # ----- optional warm start by imitation (train/imitate.py)
-    imitate: str = ""  # agent spec whose decisions the policy is first fitted to (e.g. heuristic); empty: none
+    imitate: str = ""  # agent spec whose decisions the policy (and value) is first fitted to (e.g. pimc:12); empty: none
+    imitate_against: str = ""  # agent spec holding the other seats while the teacher is recorded; empty: the teacher everywhere
     imitate_decisions: int = 200_000  # decisions recorded for it
-    imitate_epochs: int = 5  # passes of cross-entropy training over them
+    imitate_epochs: int = 5  # passes of training over them
+    imitate_lr: float = 1e-3  # Adam step size of that training (decays linearly to zero)
+    imitate_workers: int = 2  # processes recording the teacher's games
+    imitate_data: str = ""  # an imitate.npz saved by an earlier run, reused instead of recording; empty: record
     # ----- opponents: other sides are played by agents drawn from this pool every game
     opponents: dict[str, float] = field(
         default_factory=lambda: {"self": 0.5, "heuristic": 0.3, "random": 0.2}
@@ -120,7 +124,7 @@ def make_config(values: dict[str, Any], source: str = "config") -> TrainConfig:
 
 def _check_ranges(cfg: TrainConfig, source: str) -> None:
     positive = ("total_steps", "num_envs", "n_steps", "batch_size", "n_epochs", "snapshot_every",
-                "snapshot_pool", "checkpoint_every", "eval_games")
+                "snapshot_pool", "checkpoint_every", "eval_games", "imitate_workers")
     for key in positive:
         if getattr(cfg, key) < 1:
             raise ConfigError(f"key {key!r} in {source} must be at least 1, got {getattr(cfg, key)}")

@@ -1,11 +1,22 @@
-"""Optional warm start: before self-play, fit the policy to an agent's decisions (behaviour cloning).
+"""Optional warm start: before PPO, fit the policy (and its value) to a teacher agent's play.
 
-With ``imitate: heuristic`` the run first plays games with that agent in every seat, records each
-decision (observation, mask, action, through the same observation transform), and trains the policy
-head by cross-entropy on them; PPO then starts from a policy that already plays sensibly.
+With ``imitate: pimc:12`` the run first plays games in which the teacher holds the learner's seats
+(and, with ``imitate_against: heuristic``, that agent holds the others, as in the evaluation; empty:
+the teacher everywhere), records each of the teacher's decisions (observation, mask, action, through
+the same observation transform as training) with the discounted return its side went on to get
+(the self-play env's reward, so the value head starts where PPO will need it), and trains the
+policy by cross-entropy and the value by squared error on them. Distilling the search agent this
+way gives a network that plays like many PIMC searches averaged, at the cost of one forward pass.
+
+Collection is the slow part (PIMC thinks ~7 ms a decision), so it runs in ``workers`` processes,
+and the demonstrations can be saved (``save_demos``) and reused by another run (``imitate_data``).
 """
 
 from __future__ import annotations
+
+import multiprocessing as mp
+from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -15,66 +26,170 @@ from pitch_env.engine import Game
 from .opponents import AgentOpponent, make_agent
 
 
-def collect(rules, spec: str, decisions: int, transform, seed: int):
-    """(observations, masks, actions) of ``decisions`` moves by ``spec`` playing every seat."""
+@dataclass
+class Demos:
+    """Recorded decisions: observation, legal mask, action (all as the policy sees them) and the
+    discounted return of the mover's side from that decision on."""
+
+    obs: np.ndarray
+    masks: np.ndarray
+    actions: np.ndarray
+    returns: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.actions)
+
+    @staticmethod
+    def concat(parts: list[Demos]) -> Demos:
+        return Demos(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("obs", "masks", "actions", "returns")))
+
+
+def teacher_seats(rules, rng: np.random.Generator) -> set[int]:
+    """The seats the teacher holds in a game against another agent, as the tournament seats an agent
+    against one opponent: one side of a partnership game; in a solo game every other seat from a
+    random start (two of four, alternating)."""
+    n = rules.num_players
+    if rules.partnerships:
+        side = int(rng.integers(rules.num_sides))
+        return {s for s in range(n) if rules.side_of(s) == side}
+    start = int(rng.integers(n))
+    return {(start + 2 * k) % n for k in range(n // 2)}
+
+
+def _collect_part(args) -> Demos:
+    rules, spec, against, decisions, transform, seed, gamma, reward, win_bonus = args
     from pitch_env.actions import ActionLayout
     from pitch_env.observer import Observer
 
+    torch.set_num_threads(1)
     observer = Observer(rules)
     size = ActionLayout(rules).size
-    players = [AgentOpponent(make_agent(spec, rules), observer, size) for _ in range(rules.num_players)]
+    n = rules.num_players
+    teachers = [AgentOpponent(make_agent(spec, rules), observer, size) for _ in range(n)]
+    others = [AgentOpponent(make_agent(against, rules), observer, size) for _ in range(n)] if against else teachers
     obs = np.zeros((decisions, observer.size), np.float32)
     masks = np.zeros((decisions, size), bool)
     actions = np.zeros(decisions, np.int64)
+    rewards = np.zeros(decisions, np.float64)  # the reward that follows each decision, in its side's own sequence
+    returns = np.zeros(decisions, np.float32)
+    hand_scale = 1.0 / rules.max_hand_points
     rng = np.random.default_rng(seed)
     i = 0
     while i < decisions:
         game = Game(rules, seed=int(rng.integers(2**62)))
-        for p in players:
+        seats = teacher_seats(rules, rng) if against else set(range(n))
+        for p in {id(p): p for p in teachers + others}.values():
             p.reset(int(rng.integers(2**31)))
-        while not game.is_over and i < decisions:
+        sequence: dict[int, list[int]] = {}  # side -> its recorded decisions, in order
+        finished = 0
+        while not game.is_over:  # a game is played out even past the budget, so every return is complete
             seat = game.current_seat
             mask = np.zeros(size, np.int8)
             mask[game.legal_actions()] = 1
             o = observer.encode(game, seat)
-            action = players[seat].act(game, seat, o)
-            if transform is not None:
-                o, mask, act_src = transform.apply(o, mask)
-                canon = int(np.flatnonzero(act_src == action)[0])
-            else:
-                canon = action
-            obs[i], masks[i], actions[i] = o, mask.astype(bool), canon
-            i += 1
+            player = teachers[seat] if seat in seats else others[seat]
+            action = player.act(game, seat, o)
+            if seat in seats and i < decisions:
+                if transform is not None:
+                    o, mask, act_src = transform.apply(o, mask)
+                    canon = int(np.flatnonzero(act_src == action)[0])
+                else:
+                    canon = action
+                obs[i], masks[i], actions[i], rewards[i] = o, mask.astype(bool), canon, 0.0
+                sequence.setdefault(rules.side_of(seat), []).append(i)
+                i += 1
             game.apply(action)
-    return obs, masks, actions
+            if len(game.finished) != finished:
+                finished = len(game.finished)
+                if reward == "hand" and game.last_result is not None:
+                    change = game.last_result.score_change
+                    for side, idx in sequence.items():
+                        rest = [c for s, c in enumerate(change) if s != side]
+                        rewards[idx[-1]] += (change[side] - sum(rest) / len(rest)) * hand_scale
+        if game.is_over and game.winner is not None:
+            for side, idx in sequence.items():
+                rewards[idx[-1]] += win_bonus if game.winner == side else -win_bonus
+        for idx in sequence.values():  # discounted returns, backwards through each side's decisions
+            g = 0.0
+            for j in reversed(idx):
+                g = rewards[j] + gamma * g
+                returns[j] = g
+    return Demos(obs, masks, actions, returns)
 
 
-def pretrain(model, data, epochs: int, batch_size: int = 512, lr: float = 1e-3, logger=None) -> float:
-    """Cross-entropy of the masked policy on ``data``; returns the final training accuracy."""
-    obs, masks, actions = data
+def collect(rules, spec: str, decisions: int, transform, seed: int, against: str = "", workers: int = 1,
+            gamma: float = 0.99, reward: str = "hand", win_bonus: float = 1.0) -> Demos:
+    """``decisions`` decisions of agent ``spec`` (see the module docstring), over ``workers`` processes."""
+    workers = max(1, min(workers, decisions))
+    sizes = [decisions // workers + (k < decisions % workers) for k in range(workers)]
+    jobs = [(rules, spec, against, m, transform, seed * 1000 + k, gamma, reward, win_bonus)
+            for k, m in enumerate(sizes)]
+    if workers == 1:
+        return _collect_part(jobs[0])
+    with mp.get_context("fork").Pool(workers) as pool:
+        return Demos.concat(pool.map(_collect_part, jobs))
+
+
+def save_demos(path: str | Path, demos: Demos) -> None:
+    from .policy import atomic_write
+
+    def write(tmp):
+        with open(tmp, "wb") as f:
+            np.savez_compressed(f, obs=demos.obs, masks=demos.masks, actions=demos.actions, returns=demos.returns)
+
+    atomic_write(path, write)
+
+
+def load_demos(path: str | Path, obs_size: int, action_size: int) -> Demos:
+    """Demonstrations saved by ``save_demos``; refuses a file made for another observation or action size."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"imitate_data {str(path)!r} not found; it is written as imitate.npz in a run "
+                                f"directory by a run with imitate set")
+    with np.load(path, allow_pickle=False) as f:
+        demos = Demos(f["obs"], f["masks"], f["actions"], f["returns"])
+    if demos.obs.shape[1] != obs_size or demos.masks.shape[1] != action_size:
+        raise ValueError(f"imitate_data {str(path)!r} holds observations of size {demos.obs.shape[1]} and actions "
+                         f"of size {demos.masks.shape[1]}, but this run's are {obs_size} and {action_size}: it was "
+                         f"recorded for other rules or another observation layout")
+    return demos
+
+
+def pretrain(model, demos: Demos, epochs: int, batch_size: int = 512, lr: float = 1e-3, value_coef: float = 0.5,
+             logger=None) -> float:
+    """Cross-entropy of the masked policy plus ``value_coef`` × squared error of the value on ``demos``,
+    the learning rate decaying linearly to zero; returns the last epoch's policy accuracy."""
     policy = model.policy
-    params = [*policy.mlp_extractor.policy_net.parameters(), *policy.action_net.parameters()]
-    opt = torch.optim.Adam(params, lr=lr)
-    n = len(actions)
+    opt = torch.optim.Adam(policy.parameters(), lr=lr)
+    n = len(demos)
+    steps = epochs * ((n + batch_size - 1) // batch_size)
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda k: 1.0 - k / steps)
     rng = np.random.default_rng(0)
     acc = 0.0
+    policy.set_training_mode(True)
     for epoch in range(epochs):
         order = rng.permutation(n)
-        correct, total_loss = 0, 0.0
+        correct, total_pi, total_v = 0, 0.0, 0.0
         for start in range(0, n, batch_size):
             idx = order[start:start + batch_size]
-            o = torch.as_tensor(obs[idx])
-            dist = policy.get_distribution(o, action_masks=masks[idx])
-            a = torch.as_tensor(actions[idx])
-            loss = -dist.log_prob(a).mean()
+            o = torch.as_tensor(demos.obs[idx])
+            a = torch.as_tensor(demos.actions[idx])
+            dist = policy.get_distribution(o, action_masks=demos.masks[idx])
+            loss_pi = -dist.log_prob(a).mean()
+            v = policy.predict_values(o).squeeze(-1)
+            loss_v = torch.nn.functional.mse_loss(v, torch.as_tensor(demos.returns[idx]))
             opt.zero_grad()
-            loss.backward()
+            (loss_pi + value_coef * loss_v).backward()
             opt.step()
-            total_loss += loss.detach().item() * len(idx)
+            sched.step()
+            total_pi += loss_pi.item() * len(idx)
+            total_v += loss_v.item() * len(idx)
             correct += int((dist.distribution.probs.argmax(-1) == a).sum())
         acc = correct / n
         if logger is not None:
-            logger.record("imitate/loss", total_loss / n)
+            logger.record("imitate/loss", total_pi / n)
+            logger.record("imitate/value_loss", total_v / n)
             logger.record("imitate/accuracy", acc)
             logger.dump(epoch)
+    policy.set_training_mode(False)
     return acc

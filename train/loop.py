@@ -202,6 +202,27 @@ def add_snapshot(venv, run: RunDir, policy: PolicyMLP, cfg: TrainConfig, steps: 
         old.unlink()
 
 
+def warm_start(cfg: TrainConfig, model, run: RunDir) -> None:
+    """Fit the fresh model to the teacher's recorded play (train/imitate.py); the demonstrations are
+    kept as ``imitate.npz`` in the run directory, reusable by another run through ``imitate_data``."""
+    from .imitate import collect, load_demos, pretrain, save_demos
+
+    rules = cfg.resolved_rules()
+    if cfg.imitate_data:
+        demos = load_demos(cfg.imitate_data, Observer(rules).size, ActionLayout(rules).size)
+        source = cfg.imitate_data
+    else:
+        t0 = time.perf_counter()
+        demos = collect(rules, cfg.imitate, cfg.imitate_decisions, make_transform(cfg.observation, rules), cfg.seed,
+                        against=cfg.imitate_against, workers=cfg.imitate_workers, gamma=cfg.gamma,
+                        reward=cfg.reward, win_bonus=cfg.win_bonus)
+        save_demos(run.path / "imitate.npz", demos)
+        source = f"{cfg.imitate} ({time.perf_counter() - t0:,.0f} s to record)"
+    acc = pretrain(model, demos, cfg.imitate_epochs, lr=cfg.imitate_lr,
+                   logger=configure(str(run.tb / "imitate"), ["tensorboard"]))
+    print(f"imitation of {source}: {len(demos):,} decisions, training accuracy {acc:.1%}")
+
+
 # ---------------------------------------------------------------------- the entry point
 def default_run_name(config_path) -> str:
     stem = Path(config_path).stem if config_path else "default"
@@ -250,14 +271,8 @@ def train(cfg: TrainConfig | None = None, config_path=None, overrides=(), resume
         else:
             model = new_model(cfg, venv)
             state["wall_time_before"] = 0.0
-            if cfg.imitate:
-                from .imitate import collect, pretrain
-
-                data = collect(cfg.resolved_rules(), cfg.imitate, cfg.imitate_decisions,
-                               make_transform(cfg.observation, cfg.resolved_rules()), cfg.seed)
-                acc = pretrain(model, data, cfg.imitate_epochs,
-                               logger=configure(str(run.tb / "imitate"), ["tensorboard"]))
-                print(f"imitation of {cfg.imitate}: {len(data[2]):,} decisions, training accuracy {acc:.1%}")
+            if cfg.imitate or cfg.imitate_data:
+                warm_start(cfg, model, run)
             # The pool's "self" needs a learner before the first game is dealt.
             add_snapshot(venv, run, export_policy(model, cfg.activation), cfg, 0)
         model.set_logger(configure(str(run.tb), ["tensorboard"]))

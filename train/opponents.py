@@ -1,7 +1,8 @@
 """The opponent pool: who plays the other sides of each self-play game, drawn by configurable weights.
 
 Entries are ``"self"`` (a frozen snapshot of the learner, numpy forward pass), any agent spec of
-``agents.make`` (``"random"``, ``"heuristic"``, ``"checkpoint:PATH"`` …). Every opponent is called
+``agents.make`` (``"random"``, ``"heuristic"``, ``"checkpoint:PATH"`` …); ``"heuristic"`` plays
+through ``EngineHeuristic``, the same choices read from the engine without an infoset. Every opponent is called
 as ``act(game, seat, obs) -> action`` with ``obs`` the seat's Observer vector; agent specs get the
 same observation and infoset the AEC env gives.
 """
@@ -31,6 +32,19 @@ class PolicyOpponent:
         self._mask.fill(0)
         self._mask[game.legal_actions()] = 1
         return self.policy.act(obs, self._mask, self.rng)
+
+
+class EngineHeuristic:
+    """The heuristic read straight from the engine's ints (agents/rollout.py): the same choices as
+    ``HeuristicAgent`` without building an infoset per move, so the pool's ``heuristic`` is cheap."""
+
+    def reset(self, seed: int) -> None:
+        pass
+
+    def act(self, game, seat: int, obs: np.ndarray) -> int:
+        from agents.rollout import rollout_action
+
+        return rollout_action(game)
 
 
 class AgentOpponent:
@@ -95,5 +109,6 @@ class OpponentPool:
             return name, self.snapshots[self.rng.integers(len(self.snapshots))]
         key = (name, side)
         if key not in self._agents:
-            self._agents[key] = AgentOpponent(make_agent(name, self.rules), self.observer, self.action_size)
+            self._agents[key] = (EngineHeuristic() if name == "heuristic" else
+                                 AgentOpponent(make_agent(name, self.rules), self.observer, self.action_size))
         return name, self._agents[key]
