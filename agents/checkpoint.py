@@ -23,6 +23,11 @@ class CheckpointAgent(Agent):
         self.name = f"checkpoint:{path}"
         self.deterministic = deterministic
         self._np_rng = np.random.default_rng(seed)
+        self._hinter = None
+        if self.policy.hint == "heuristic":  # the policy reads the heuristic's choice (train/hint.py)
+            from .heuristic import HeuristicAgent
+
+            self._hinter = HeuristicAgent(env)
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
@@ -32,4 +37,5 @@ class CheckpointAgent(Agent):
     def act(self, observation, info) -> int:
         obs = np.asarray(observation["observation"], np.float32)
         mask = np.asarray(observation["action_mask"])
-        return self.policy.act(obs, mask, None if self.deterministic else self._np_rng)
+        hint = None if self._hinter is None else self._hinter.act(observation, info)
+        return self.policy.act(obs, mask, None if self.deterministic else self._np_rng, hint)

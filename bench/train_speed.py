@@ -57,6 +57,7 @@ def main(argv=None) -> None:
     from pitch_env.actions import ActionLayout
     from pitch_env.observer import Observer
     from train.config import load_config
+    from train.hint import hint_size
     from train.loop import RunDir, add_snapshot, export_policy, make_vec_env, new_model
 
     p = argparse.ArgumentParser(description=__doc__)
@@ -67,7 +68,8 @@ def main(argv=None) -> None:
     cfg = load_config(args.config)
     torch.set_num_threads(cfg.torch_threads)
     rules = cfg.resolved_rules()
-    obs_size, action_size = Observer(rules).size, ActionLayout(rules).size
+    action_size = ActionLayout(rules).size
+    obs_size = Observer(rules).size + hint_size(cfg.hint, action_size)  # what the network reads
     print(f"{cfg.variant}: observation {obs_size}, actions {action_size}, {cfg.num_envs} envs, "
           f"n_steps {cfg.n_steps}, hidden {cfg.hidden}, opponents {cfg.opponents}")
 
@@ -80,7 +82,7 @@ def main(argv=None) -> None:
         venv = make_vec_env(cfg)
         try:
             with tempfile.TemporaryDirectory() as tmp:
-                add_snapshot(venv, RunDir(tmp), export_policy(new_model(cfg, venv), cfg.activation), cfg, 0)
+                add_snapshot(venv, RunDir(tmp), export_policy(new_model(cfg, venv), cfg), cfg, 0)
                 return measure(cfg, venv, args.steps)
         finally:
             venv.close()

@@ -70,9 +70,9 @@ def test_every_shipped_config_is_valid(path):
 def runs(tmp_path_factory):
     root = tmp_path_factory.mktemp("runs")
     out = {}
-    for variant in ("setback", "ten_point"):
-        out[variant] = train(overrides=[*TINY, f"variant={variant}", f"runs_dir={root}", f"run_name={variant}"],
-                             show_progress=False)
+    for variant, hint in (("setback", "none"), ("ten_point", "heuristic")):  # ten_point reads the hint feature
+        out[variant] = train(overrides=[*TINY, f"variant={variant}", f"runs_dir={root}", f"run_name={variant}",
+                                        f"hint={hint}"], show_progress=False)
     return out
 
 
@@ -103,7 +103,72 @@ def test_a_trained_setback_checkpoint_bids_and_plays_legally(runs):
 
 def test_a_trained_ten_point_checkpoint_declares_exchanges_and_plays_legally(runs):
     policy = runs["ten_point"] / "checkpoint" / "policy.safetensors"
+    assert read_policy(policy)[1]["observation"]["hint"] == "heuristic"
     assert play_with(policy, "ten_point", 12) == {"bid", "declare", "stock", "discard", "play"}
+
+
+@pytest.mark.parametrize("variant", ["setback", "auction", "ten_point"])
+def test_a_policy_that_copies_its_hint_plays_exactly_like_the_heuristic(variant, tmp_path):
+    """The hint reaches the network at the canonical place of the heuristic's action, in training's
+    env and in a loaded checkpoint alike: a one-layer net that only copies it is the heuristic."""
+    import numpy as np
+
+    from pitch_env.actions import ActionLayout
+    from pitch_env.observer import LAYOUT_VERSION, Observer
+    from train.loop import make_env
+    from train.policy import PolicyMLP, make_card, save_policy
+
+    rules = pitch_env.rules(variant)
+    n_obs, n_act = Observer(rules).size, ActionLayout(rules).size
+    w = np.zeros((n_act, n_obs + n_act), np.float32)
+    w[:, n_obs:] = 10 * np.eye(n_act)
+    copier = PolicyMLP([(w, np.zeros(n_act, np.float32))], "relu", hint="heuristic")
+    path = tmp_path / "copier.safetensors"
+    save_policy(path, copier, make_card(rules, copier, 0, {}, n_obs, LAYOUT_VERSION, n_act, "suit_canonical", "heuristic"))
+    env = pitch_env.env(variant)
+    agent, heuristic = agents.make(f"checkpoint:{path}", env), agents.make("heuristic", env)
+    decisions = 0
+    for seed in range(3):
+        env.reset(seed=seed)
+        for name in env.agent_iter():
+            obs, _, term, trunc, info = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            action = heuristic.act(obs, info)
+            assert agent.act(obs, info) == action
+            decisions += 1
+            env.step(action)
+    assert decisions > 100
+    # the self-play env shows the learner the same hint: the copier's choice there is the heuristic's
+    cfg = load_config(None, [*TINY, f"variant={variant}", "hint=heuristic", "opponents={heuristic: 1}"])
+    sp = make_env(cfg, 0)()
+    obs, _ = sp.reset(seed=1)
+    for _ in range(200):
+        from agents.rollout import rollout_action
+
+        expected = rollout_action(sp.game)
+        canonical = int(np.argmax(copier.logits(obs) - 1e9 * (1 - sp.action_masks())))
+        assert sp._act_src[canonical] == expected
+        obs, _, term, trunc, _ = sp.step(canonical)
+        if term or trunc:
+            obs, _ = sp.reset()
+
+
+def test_a_card_with_an_unknown_hint_is_refused(tmp_path):
+    import numpy as np
+
+    from pitch_env.actions import ActionLayout
+    from pitch_env.observer import LAYOUT_VERSION, Observer
+    from train.policy import CheckpointError, PolicyMLP, load_policy, make_card, save_policy
+
+    rules = pitch_env.rules("setback")
+    n_obs, n_act = Observer(rules).size, ActionLayout(rules).size
+    policy = PolicyMLP([(np.zeros((n_act, n_obs), np.float32), np.zeros(n_act, np.float32))], "relu")
+    path = tmp_path / "p.safetensors"
+    save_policy(path, policy, make_card(rules, policy, 0, {}, n_obs, LAYOUT_VERSION, n_act, None, "oracle"))
+    with pytest.raises(CheckpointError, match="'oracle' hint"):
+        load_policy(path, rules)
 
 
 def test_the_run_keeps_its_resolved_config_tensorboard_and_card(runs):

@@ -20,8 +20,8 @@ SHIPPED = {"setback": Path("checkpoints/setback"), "auction": Path("checkpoints/
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--config", help="YAML config (see configs/); defaults to the TrainConfig defaults")
-    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-                   help="override a config key, value read as YAML (repeatable), e.g. --set total_steps=5000")
+    p.add_argument("--set", dest="overrides", action="extend", nargs="+", default=[], metavar="KEY=VALUE",
+                   help="override config keys, values read as YAML, e.g. --set total_steps=5000 ent_coef=0.01")
     p.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its last checkpoint")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 

@@ -38,6 +38,7 @@ class TrainConfig:
     win_bonus: float = 1.0  # added (won) or subtracted (lost) at the end of the game
     # ----- the observation
     observation: Literal["plain", "suit_canonical"] = "suit_canonical"  # suit_canonical: trump shown as suit 0 (train/canonical.py)
+    hint: Literal["none", "heuristic"] = "none"  # heuristic: the heuristic's choice is an input too (train/hint.py)
     # ----- the network (an MLP for the policy and one for the value)
     hidden: list[int] = field(default_factory=lambda: [256, 256])  # hidden layer widths
     activation: Literal["tanh", "relu"] = "relu"  # hidden layer activation

@@ -23,6 +23,7 @@ import torch
 
 from pitch_env.engine import Game
 
+from .hint import engine_hint, hint_size, with_hint
 from .opponents import AgentOpponent, make_agent
 
 
@@ -57,7 +58,7 @@ def teacher_seats(rules, rng: np.random.Generator) -> set[int]:
 
 
 def _collect_part(args) -> Demos:
-    rules, spec, against, decisions, transform, seed, gamma, reward, win_bonus = args
+    rules, spec, against, decisions, transform, seed, gamma, reward, win_bonus, hint = args
     from pitch_env.actions import ActionLayout
     from pitch_env.observer import Observer
 
@@ -67,7 +68,7 @@ def _collect_part(args) -> Demos:
     n = rules.num_players
     teachers = [AgentOpponent(make_agent(spec, rules), observer, size) for _ in range(n)]
     others = [AgentOpponent(make_agent(against, rules), observer, size) for _ in range(n)] if against else teachers
-    obs = np.zeros((decisions, observer.size), np.float32)
+    obs = np.zeros((decisions, observer.size + hint_size(hint, size)), np.float32)
     masks = np.zeros((decisions, size), bool)
     actions = np.zeros(decisions, np.int64)
     rewards = np.zeros(decisions, np.float64)  # the reward that follows each decision, in its side's own sequence
@@ -90,11 +91,12 @@ def _collect_part(args) -> Demos:
             player = teachers[seat] if seat in seats else others[seat]
             action = player.act(game, seat, o)
             if seat in seats and i < decisions:
+                act_src = None
                 if transform is not None:
                     o, mask, act_src = transform.apply(o, mask)
-                    canon = int(np.flatnonzero(act_src == action)[0])
-                else:
-                    canon = action
+                canon = action if act_src is None else int(np.flatnonzero(act_src == action)[0])
+                if hint != "none":
+                    o = with_hint(o, act_src, engine_hint(game), size)
                 obs[i], masks[i], actions[i], rewards[i] = o, mask.astype(bool), canon, 0.0
                 sequence.setdefault(rules.side_of(seat), []).append(i)
                 i += 1
@@ -118,11 +120,11 @@ def _collect_part(args) -> Demos:
 
 
 def collect(rules, spec: str, decisions: int, transform, seed: int, against: str = "", workers: int = 1,
-            gamma: float = 0.99, reward: str = "hand", win_bonus: float = 1.0) -> Demos:
+            gamma: float = 0.99, reward: str = "hand", win_bonus: float = 1.0, hint: str = "none") -> Demos:
     """``decisions`` decisions of agent ``spec`` (see the module docstring), over ``workers`` processes."""
     workers = max(1, min(workers, decisions))
     sizes = [decisions // workers + (k < decisions % workers) for k in range(workers)]
-    jobs = [(rules, spec, against, m, transform, seed * 1000 + k, gamma, reward, win_bonus)
+    jobs = [(rules, spec, against, m, transform, seed * 1000 + k, gamma, reward, win_bonus, hint)
             for k, m in enumerate(sizes)]
     if workers == 1:
         return _collect_part(jobs[0])

@@ -23,6 +23,7 @@ from pitch_env.actions import ActionLayout
 from pitch_env.observer import LAYOUT_VERSION, Observer
 
 from .config import TrainConfig, load_config, save_yaml, to_dict
+from .hint import hint_size
 from .opponents import OpponentPool
 from .policy import PolicyMLP, atomic_write, make_card, make_transform, read_policy, save_policy
 from .selfplay import SelfPlayEnv
@@ -38,9 +39,9 @@ def make_env(cfg: TrainConfig, index: int):
         rules = cfg.resolved_rules()
         transform = make_transform(cfg.observation, rules)
         pool = OpponentPool(rules, cfg.opponents, cfg.snapshot_pool, seed=cfg.seed * 1000 + index,
-                            transform=transform)
+                            transform=transform, hint=cfg.hint)
         return SelfPlayEnv(rules, pool, cfg.reward, cfg.win_bonus, seed=cfg.seed * 1000 + index,
-                           transform=transform)
+                           transform=transform, hint=cfg.hint)
     return thunk
 
 
@@ -63,18 +64,18 @@ def new_model(cfg: TrainConfig, venv):
     )
 
 
-def export_policy(model, activation: str) -> PolicyMLP:
+def export_policy(model, cfg: TrainConfig) -> PolicyMLP:
     """The learner's policy head as numpy layers (the features extractor is a plain flatten)."""
     linears = [m for m in model.policy.mlp_extractor.policy_net if isinstance(m, torch.nn.Linear)]
     linears.append(model.policy.action_net)
     return PolicyMLP([(m.weight.detach().cpu().numpy().copy(), m.bias.detach().cpu().numpy().copy())
-                      for m in linears], activation)
+                      for m in linears], cfg.activation, hint=cfg.hint)
 
 
 def policy_card(cfg: TrainConfig, policy: PolicyMLP, steps: int) -> dict:
     rules = cfg.resolved_rules()
     return make_card(rules, policy, steps, to_dict(cfg), Observer(rules).size, LAYOUT_VERSION,
-                     ActionLayout(rules).size, cfg.observation)
+                     ActionLayout(rules).size, cfg.observation, cfg.hint)
 
 
 # ---------------------------------------------------------------------- the run directory
@@ -97,7 +98,7 @@ def write_text_atomic(path: Path, text: str) -> None:
 def save_checkpoint(run: RunDir, model, cfg: TrainConfig, state: dict) -> None:
     """Policy, SB3 resume state, then state.json last: state.json names a complete checkpoint."""
     steps = int(model.num_timesteps)
-    policy = export_policy(model, cfg.activation)
+    policy = export_policy(model, cfg)
     save_policy(run.policy, policy, policy_card(cfg, policy, steps))
     atomic_write(run.resume_zip, lambda tmp: model.save(tmp))
     write_text_atomic(run.state, json.dumps(dict(state, steps=steps), indent=1))
@@ -137,7 +138,7 @@ class Progress(BaseCallback):
         n = self.num_timesteps
         st = self.state
         if n >= st["next_snapshot"]:
-            add_snapshot(self.training_env, self.run, export_policy(self.model, self.cfg.activation), self.cfg, n)
+            add_snapshot(self.training_env, self.run, export_policy(self.model, self.cfg), self.cfg, n)
             st["next_snapshot"] = n + self.cfg.snapshot_every
         if self.cfg.eval_every and n >= st["next_eval"]:
             self._evaluate()
@@ -178,7 +179,7 @@ class Progress(BaseCallback):
     def _evaluate(self) -> None:
         from .evaluate import evaluate_policy
 
-        policy = export_policy(self.model, self.cfg.activation)
+        policy = export_policy(self.model, self.cfg)
         path = self.run.checkpoint / "eval.safetensors"
         save_policy(path, policy, policy_card(self.cfg, policy, self.num_timesteps))
         for opponent in self.cfg.eval_opponents:
@@ -196,7 +197,7 @@ def _tag(spec: str) -> str:
 def add_snapshot(venv, run: RunDir, policy: PolicyMLP, cfg: TrainConfig, steps: int) -> None:
     """Freeze the learner into every env's pool, and keep it on disk so --resume restores the pool."""
     layers = [(w, b) for w, b in policy.layers]
-    venv.env_method("add_snapshot", layers, policy.activation)
+    venv.env_method("add_snapshot", layers, policy.activation)  # the env's pool gives it the transform and hint
     save_policy(run.snapshots / f"{steps:012d}.safetensors", policy, policy_card(cfg, policy, steps))
     for old in sorted(run.snapshots.glob("*.safetensors"))[:-cfg.snapshot_pool]:
         old.unlink()
@@ -209,13 +210,14 @@ def warm_start(cfg: TrainConfig, model, run: RunDir) -> None:
 
     rules = cfg.resolved_rules()
     if cfg.imitate_data:
-        demos = load_demos(cfg.imitate_data, Observer(rules).size, ActionLayout(rules).size)
+        size = ActionLayout(rules).size
+        demos = load_demos(cfg.imitate_data, Observer(rules).size + hint_size(cfg.hint, size), size)
         source = cfg.imitate_data
     else:
         t0 = time.perf_counter()
         demos = collect(rules, cfg.imitate, cfg.imitate_decisions, make_transform(cfg.observation, rules), cfg.seed,
                         against=cfg.imitate_against, workers=cfg.imitate_workers, gamma=cfg.gamma,
-                        reward=cfg.reward, win_bonus=cfg.win_bonus)
+                        reward=cfg.reward, win_bonus=cfg.win_bonus, hint=cfg.hint)
         save_demos(run.path / "imitate.npz", demos)
         source = f"{cfg.imitate} ({time.perf_counter() - t0:,.0f} s to record)"
     acc = pretrain(model, demos, cfg.imitate_epochs, lr=cfg.imitate_lr,
@@ -274,7 +276,7 @@ def train(cfg: TrainConfig | None = None, config_path=None, overrides=(), resume
             if cfg.imitate or cfg.imitate_data:
                 warm_start(cfg, model, run)
             # The pool's "self" needs a learner before the first game is dealt.
-            add_snapshot(venv, run, export_policy(model, cfg.activation), cfg, 0)
+            add_snapshot(venv, run, export_policy(model, cfg), cfg, 0)
         model.set_logger(configure(str(run.tb), ["tensorboard"]))
         remaining = cfg.total_steps - model.num_timesteps
         callback = Progress(cfg, run, state, cfg.total_steps, show_progress, started)

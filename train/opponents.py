@@ -15,6 +15,7 @@ from pitch_env.actions import ActionLayout
 from pitch_env.infoset import infoset
 from pitch_env.observer import Observer
 
+from .hint import engine_hint
 from .policy import PolicyMLP
 
 
@@ -31,7 +32,8 @@ class PolicyOpponent:
     def act(self, game, seat: int, obs: np.ndarray) -> int:
         self._mask.fill(0)
         self._mask[game.legal_actions()] = 1
-        return self.policy.act(obs, self._mask, self.rng)
+        hint = engine_hint(game) if self.policy.hint != "none" else None
+        return self.policy.act(obs, self._mask, self.rng, hint)
 
 
 class EngineHeuristic:
@@ -42,9 +44,7 @@ class EngineHeuristic:
         pass
 
     def act(self, game, seat: int, obs: np.ndarray) -> int:
-        from agents.rollout import rollout_action
-
-        return rollout_action(game)
+        return engine_hint(game)
 
 
 class AgentOpponent:
@@ -83,8 +83,9 @@ def rule_overrides(rules) -> dict:
 class OpponentPool:
     """Weighted draw over entries; ``"self"`` draws uniformly among the frozen snapshots."""
 
-    def __init__(self, rules, weights: dict[str, float], snapshot_pool: int, seed: int, transform=None):
-        self.rules, self.transform = rules, transform
+    def __init__(self, rules, weights: dict[str, float], snapshot_pool: int, seed: int, transform=None,
+                 hint: str = "none"):
+        self.rules, self.transform, self.hint = rules, transform, hint
         self.observer = Observer(rules)
         self.action_size = ActionLayout(rules).size
         self.names = [k for k, w in weights.items() if w > 0]
@@ -96,7 +97,7 @@ class OpponentPool:
         self._agents: dict[tuple[str, int], AgentOpponent] = {}
 
     def add_snapshot(self, policy: PolicyMLP) -> None:
-        policy.transform = self.transform
+        policy.transform, policy.hint = self.transform, self.hint
         self.snapshots.append(PolicyOpponent(policy, self.observer, self.action_size, self.rng))
         del self.snapshots[:-self.snapshot_pool]
 

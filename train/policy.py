@@ -15,6 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .hint import HINTS, hint_size, with_hint
+
 FORMAT = "pitch-policy/1"
 WEIGHTS_FILE = "policy.safetensors"  # name of the policy inside a checkpoint directory
 
@@ -26,8 +28,10 @@ class CheckpointError(ValueError):
 class PolicyMLP:
     """Inference-only policy: hidden layers, then logits; illegal actions masked out."""
 
-    def __init__(self, weights: list[tuple[np.ndarray, np.ndarray]], activation: str, transform=None):
+    def __init__(self, weights: list[tuple[np.ndarray, np.ndarray]], activation: str, transform=None,
+                 hint: str = "none"):
         self.transform = transform  # e.g. train.canonical.SuitCanonical: applied to obs and mask, undone on the action
+        self.hint = hint  # train/hint.py: "heuristic" appends the heuristic's choice, one-hot, to the input
         self.layers = [(np.ascontiguousarray(w, np.float32), np.ascontiguousarray(b, np.float32)) for w, b in weights]
         self.activation = activation
         self._activation = np.tanh if activation == "tanh" else (lambda x: np.maximum(x, 0.0, out=x))
@@ -39,12 +43,19 @@ class PolicyMLP:
         w, b = self.layers[-1]
         return x @ w.T + b
 
-    def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator | None = None) -> int:
-        """The most likely legal action, or one sampled from the masked softmax when ``rng`` is given."""
+    def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator | None = None,
+            hint: int | None = None) -> int:
+        """The most likely legal action, or one sampled from the masked softmax when ``rng`` is given;
+        ``hint`` is the heuristic's action, needed when the policy reads it (``self.hint``)."""
+        act_src = None
         if self.transform is not None:
             obs, mask, act_src = self.transform.apply(obs, mask)
-            return int(act_src[self._act(obs, mask, rng)])
-        return self._act(obs, mask, rng)
+        if self.hint != "none":
+            if hint is None:
+                raise ValueError(f"this policy reads the {self.hint} agent's choice (hint); pass hint=")
+            obs = with_hint(obs, act_src, hint, len(mask))
+        action = self._act(obs, mask, rng)
+        return action if act_src is None else int(act_src[action])
 
     def _act(self, obs, mask, rng) -> int:
         z = self.logits(obs)
@@ -103,12 +114,13 @@ def atomic_write(path: str | Path, write) -> None:
 
 
 def make_card(rules, policy: PolicyMLP, steps: int, config: dict, observer_size: int, layout_version: int,
-              action_size: int, transform: str | None = None) -> dict:
+              action_size: int, transform: str | None = None, hint: str = "none") -> dict:
     return {
         "format": FORMAT,
         "variant": rules.variant,
         "rules": rules.as_dict(),
-        "observation": {"layout_version": layout_version, "size": observer_size, "transform": transform},
+        "observation": {"layout_version": layout_version, "size": observer_size, "transform": transform,
+                        "hint": hint},
         "actions": {"size": action_size},
         "network": {"shape": policy.shape, "activation": policy.activation},
         "training_steps": int(steps),
@@ -164,7 +176,7 @@ def read_policy(path: str | Path) -> tuple[PolicyMLP, dict]:
         layers = [(tensors[f"layer{i}.weight"], tensors[f"layer{i}.bias"]) for i in range(n)]
     except KeyError as e:
         raise CheckpointError(f"checkpoint {str(p)!r} lacks tensor {e}; the file is corrupted") from None
-    policy = PolicyMLP(layers, card["network"]["activation"])
+    policy = PolicyMLP(layers, card["network"]["activation"], hint=card.get("observation", {}).get("hint", "none"))
     if policy.shape != card["network"]["shape"]:
         raise CheckpointError(f"checkpoint {str(p)!r}: network shape {policy.shape} differs from its card "
                               f"{card['network']['shape']}")
@@ -189,7 +201,12 @@ def check_fits(card: dict, rules, observer_size: int, layout_version: int, actio
     if obs["layout_version"] != layout_version:
         raise CheckpointError(f"{where} saw observation layout version {obs['layout_version']}, but this "
                               f"pitch_env encodes version {layout_version}; retrain it")
-    if obs["size"] != observer_size or card["network"]["shape"][0] != observer_size:
+    hint = obs.get("hint", "none")
+    if hint not in HINTS:
+        raise CheckpointError(f"{where} reads a {hint!r} hint, which this version does not know (known: "
+                              f"{', '.join(HINTS)})")
+    extra = hint_size(hint, action_size)
+    if obs["size"] != observer_size or card["network"]["shape"][0] != observer_size + extra:
         raise CheckpointError(f"{where} expects observations of size {obs['size']}, but this game's are "
                               f"{observer_size}")
     if card["actions"]["size"] != action_size or card["network"]["shape"][-1] != action_size:

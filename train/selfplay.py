@@ -13,6 +13,7 @@ import numpy as np
 from pitch_env.engine import BID, PASS, Game
 from pitch_env.observer import LiveTable, Observer
 
+from .hint import engine_hint, hint_size, with_hint
 from .opponents import OpponentPool
 from .policy import PolicyMLP
 
@@ -21,14 +22,15 @@ class SelfPlayEnv(gym.Env):
     metadata = {"render_modes": []}
 
     def __init__(self, rules, pool: OpponentPool, reward: str = "hand", win_bonus: float = 1.0, seed: int = 0,
-                 transform=None):
-        self.rules, self.pool, self.transform = rules, pool, transform
+                 transform=None, hint: str = "none"):
+        self.rules, self.pool, self.transform, self.hint = rules, pool, transform, hint
         self._act_src = None
         self.reward_mode, self.win_bonus = reward, float(win_bonus)
         self.observer = Observer(rules)
         self.live = LiveTable(self.observer)  # the observation table, updated move by move
         self.action_size = pool.action_size
-        self.observation_space = gym.spaces.Box(-np.inf, np.inf, (self.observer.size,), np.float32)
+        size = self.observer.size + hint_size(hint, self.action_size)
+        self.observation_space = gym.spaces.Box(-np.inf, np.inf, (size,), np.float32)
         self.action_space = gym.spaces.Discrete(self.action_size)
         self._rng = np.random.default_rng(seed)
         self._mask = np.zeros(self.action_size, np.int8)
@@ -69,7 +71,7 @@ class SelfPlayEnv(gym.Env):
         self._advance()
         over = g.is_over
         terminated, truncated = over and not g.truncated, over and g.truncated
-        obs = self._observe() if not over else np.zeros(self.observer.size, np.float32)
+        obs = self._observe() if not over else np.zeros(self.observation_space.shape, np.float32)
         info = self._info()
         if over:
             info["episode_stats"] = dict(self._stats, won=float(g.winner == self.side),
@@ -124,6 +126,8 @@ class SelfPlayEnv(gym.Env):
         obs = self.live.observe(g.current_seat)
         if self.transform is not None:
             obs, self._canon_mask, self._act_src = self.transform.apply(obs, self._mask)
+        if self.hint != "none":
+            obs = with_hint(obs, self._act_src, engine_hint(g), self.action_size)
         return obs
 
     def _info(self) -> dict:
