@@ -2,14 +2,15 @@
 
 Every agent has ``act(observation, info) -> action index`` (the two values ``env.last()`` gives) and
 ``reset(seed=None)``, called at the start of each game. Specs: ``random``, ``heuristic``,
-``pimc:N`` (N sampled worlds per decision), ``checkpoint:PATH``, ``human``.
+``pimc:N`` (N sampled worlds per decision; ``pimc:N:B`` also searches each bid in B worlds),
+``checkpoint:PATH``, ``human``.
 """
 
 from __future__ import annotations
 
 from .base import Agent, RandomAgent
 
-SPEC_FORMS = ("random", "heuristic", "pimc:N", "checkpoint:PATH", "human")
+SPEC_FORMS = ("random", "heuristic", "pimc:N", "pimc:N:B", "checkpoint:PATH", "human")
 
 __all__ = ["Agent", "RandomAgent", "make", "SPEC_FORMS", "spec_error"]
 
@@ -34,13 +35,16 @@ def make(spec: str, env, seed: int | None = None) -> Agent:
     if kind == "pimc":
         from .pimc import DEFAULT_WORLDS, PIMCAgent
 
+        worlds_text, _, bid_text = arg.partition(":")
         try:
-            worlds = int(arg) if arg else DEFAULT_WORLDS
+            worlds = int(worlds_text) if worlds_text else DEFAULT_WORLDS
+            bid_worlds = int(bid_text) if bid_text else 0
         except ValueError:
-            raise ValueError(f"agent spec {spec!r}: N in 'pimc:N' must be a whole number of worlds, e.g. 'pimc:20'") from None
-        if worlds < 1:
-            raise ValueError(f"agent spec {spec!r}: 'pimc:N' needs at least 1 world")
-        return PIMCAgent(env, worlds=worlds, seed=seed)
+            raise ValueError(f"agent spec {spec!r}: N and B in 'pimc:N' or 'pimc:N:B' must be whole numbers of "
+                             f"worlds, e.g. 'pimc:20' or 'pimc:12:8'") from None
+        if worlds < 1 or bid_worlds < 0:
+            raise ValueError(f"agent spec {spec!r}: 'pimc:N:B' needs N >= 1 worlds and B >= 0 bid worlds")
+        return PIMCAgent(env, worlds=worlds, seed=seed, bid_worlds=bid_worlds)
     if kind == "checkpoint":
         if not arg:
             raise ValueError(f"agent spec {spec!r}: name the file, e.g. 'checkpoint:checkpoints/setback'")

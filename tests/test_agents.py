@@ -13,7 +13,7 @@ from pitch_env.cards import cards_in, parse_card
 from pitch_env.infoset import infoset
 
 PRESETS = ("setback", "auction", "ten_point")
-SPECS = ("random", "heuristic", "pimc:2")
+SPECS = ("random", "heuristic", "pimc:2", "pimc:2:1")
 
 
 class PoisonedGame:
@@ -75,11 +75,13 @@ def test_random_agent_is_reproducible_from_its_seed():
 
 def test_unknown_spec_lists_the_valid_forms():
     env = pitch_env.env("setback")
-    for bad in ("minimax", "pimc:many", "pimc:0", "heuristic:3", ""):
+    for bad in ("minimax", "pimc:many", "pimc:0", "pimc:4:x", "pimc:4:-1", "heuristic:3", ""):
         with pytest.raises(ValueError) as e:
             make(bad, env)
         assert "pimc:N" in str(e.value) or "pimc:" in str(e.value)
     assert "checkpoint:PATH" in SPEC_FORMS
+    searcher = make("pimc:6:3", env)
+    assert (searcher.worlds, searcher.bid_worlds) == (6, 3)
 
 
 # ---------------------------------------------------------------- the heuristic, hand by hand
