@@ -192,6 +192,17 @@ def test_resume_continues_the_step_count_and_the_tensorboard_run(runs, tmp_path)
     assert len(list((run / "tb").glob("events.out.tfevents.*"))) == 2  # same TensorBoard run directory
 
 
+def test_a_model_card_ships_the_policy_with_its_tournament_table(runs, tmp_path):
+    from train.model_card import write_card
+
+    dest = tmp_path / "ten_point"
+    text = write_card(runs["ten_point"], dest, games=4, pimc="pimc:1", pimc_games=2, workers=1, seed=3)
+    assert (dest / "policy.safetensors").read_bytes() == (runs["ten_point"] / "checkpoint" / "policy.safetensors").read_bytes()
+    assert "reads the heuristic's choice" in text and "| heuristic | 4 |" in text and "| pimc:1 | 2 |" in text
+    assert (dest / "README.md").read_text() == text
+    assert play_with(dest, "ten_point", 1)  # the shipped copy loads as checkpoint:DIR
+
+
 def test_a_new_run_refuses_to_overwrite_an_existing_one(runs):
     run = runs["setback"]
     with pytest.raises(FileExistsError, match="--resume"):

@@ -203,7 +203,7 @@ def add_snapshot(venv, run: RunDir, policy: PolicyMLP, cfg: TrainConfig, steps: 
         old.unlink()
 
 
-def warm_start(cfg: TrainConfig, model, run: RunDir) -> None:
+def warm_start(cfg: TrainConfig, model, run: RunDir) -> dict:
     """Fit the fresh model to the teacher's recorded play (train/imitate.py); the demonstrations are
     kept as ``imitate.npz`` in the run directory, reusable by another run through ``imitate_data``."""
     from .imitate import collect, load_demos, pretrain, save_demos
@@ -223,6 +223,7 @@ def warm_start(cfg: TrainConfig, model, run: RunDir) -> None:
     acc = pretrain(model, demos, cfg.imitate_epochs, lr=cfg.imitate_lr,
                    logger=configure(str(run.tb / "imitate"), ["tensorboard"]))
     print(f"imitation of {source}: {len(demos):,} decisions, training accuracy {acc:.1%}")
+    return {"source": source, "decisions": len(demos), "accuracy": acc}
 
 
 # ---------------------------------------------------------------------- the entry point
@@ -274,7 +275,7 @@ def train(cfg: TrainConfig | None = None, config_path=None, overrides=(), resume
             model = new_model(cfg, venv)
             state["wall_time_before"] = 0.0
             if cfg.imitate or cfg.imitate_data:
-                warm_start(cfg, model, run)
+                state["imitation"] = warm_start(cfg, model, run)
             # The pool's "self" needs a learner before the first game is dealt.
             add_snapshot(venv, run, export_policy(model, cfg), cfg, 0)
         model.set_logger(configure(str(run.tb), ["tensorboard"]))

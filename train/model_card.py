@@ -34,7 +34,7 @@ def write_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: int, wo
     eval_s = time.perf_counter() - t0
     cmd = (f"python -m train.model_card {run} {dest} --games {games} --pimc {pimc} "
            f"--pimc-games {pimc_games} --workers {workers} --seed {seed}")
-    text = f"""# `{dest.name}`: a MaskablePPO self-play agent for `{cfg.variant}`
+    text = f"""# `{dest.name}`: a trained `{cfg.variant}` agent ({_recipe(cfg)})
 
 Play it with the agent spec `checkpoint:{dest}` (e.g. `pitch tournament --variant {cfg.variant} --agents checkpoint:{dest},heuristic`).
 The file is safetensors weights with a JSON card (rules, observation layout v{card['observation']['layout_version']}
@@ -42,13 +42,13 @@ of size {card['observation']['size']}, {card['actions']['size']} actions, networ
 {card['network']['activation']}); it loads only for exactly these rules.
 
 - rules: `{cfg.variant}`, {rules.num_players} players, {'partnerships' if rules.partnerships else 'solo'}
-- training steps (learner decisions): {card['training_steps']:,}
+{_imitation_line(cfg, state)}- MaskablePPO steps (learner decisions): {card['training_steps']:,}
 - wall time on this machine (2 shared CPU cores): {state.get('wall_time', 0) / 60:.1f} min (imitation included)
 - trained with: `pitch train --config configs/{cfg.variant}.yaml` (run `{run.name}`; resolved config below)
 
 ## Strength (duplicate deals, every deal played with the seats swapped; 95% Wilson intervals)
 
-Win rate of this agent's side against the opponent's side (truncated games count as not won);
+{_seating(rules)} Truncated games count as not won;
 the PIMC row is the agent spec `{pimc}` (PIMC, its number of sampled worlds after the colon).
 
 {table(rows)}
@@ -63,6 +63,34 @@ Measured by `{cmd}` ({eval_s / 60:.1f} min).
 """
     atomic_write(dest / "README.md", lambda tmp: Path(tmp).write_text(text))
     return text
+
+
+def _recipe(cfg) -> str:
+    parts = []
+    if cfg.hint != "none":
+        parts.append(f"reads the {cfg.hint}'s choice")
+    if cfg.imitate:
+        against = f" against {cfg.imitate_against}" if cfg.imitate_against else ""
+        parts.append(f"fitted to `{cfg.imitate}`{against}")
+    parts.append("MaskablePPO self-play")
+    return ", ".join(parts)
+
+
+def _imitation_line(cfg, state: dict) -> str:
+    im = state.get("imitation")
+    if not im:
+        return ""
+    against = f" playing against `{cfg.imitate_against}`" if cfg.imitate_against else " in every seat"
+    return (f"- warm start: fitted to {im['decisions']:,} decisions of `{cfg.imitate or im['source']}`{against} "
+            f"({cfg.imitate_epochs} epochs, training accuracy {100 * im['accuracy']:.1f}%)\n")
+
+
+def _seating(rules) -> str:
+    if rules.partnerships:
+        return "Win rate of this agent's side (both partners) against the opponent's side."
+    return (f"Solo game: the agent holds two alternating seats and the opponent the other "
+            f"{rules.num_players - 2}; a game counts as won when one of the agent's seats wins (fair share "
+            f"{100 * 2 / rules.num_players:.0f}%).")
 
 
 def main(argv=None) -> int:
