@@ -210,6 +210,15 @@ def test_a_new_run_refuses_to_overwrite_an_existing_one(runs):
 
 
 # ---------------------------------------------------------------- atomic writes
+def test_an_atomic_write_gives_the_file_a_normal_mode(tmp_path):
+    import os
+
+    atomic_write(tmp_path / "f.json", lambda tmp: Path(tmp).write_text("{}"))
+    umask = os.umask(0)
+    os.umask(umask)
+    assert (tmp_path / "f.json").stat().st_mode & 0o777 == 0o666 & ~umask
+
+
 def test_a_failed_write_leaves_the_old_file_and_no_partial_file(tmp_path):
     target = tmp_path / "policy.safetensors"
     target.write_bytes(b"old complete file")

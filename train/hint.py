@@ -30,6 +30,7 @@ def engine_hint(game) -> int:
 def with_hint(x: np.ndarray, act_src: np.ndarray | None, action: int, action_size: int) -> np.ndarray:
     """``x`` followed by the one-hot of ``action`` (a real action), placed where the transform that
     gave ``act_src`` shows it."""
-    onehot = np.zeros(action_size, np.float32)
-    onehot[action if act_src is None else int(np.flatnonzero(act_src == action)[0])] = 1.0
-    return np.concatenate([x, onehot])
+    out = np.zeros(len(x) + action_size, np.float32)
+    out[:len(x)] = x
+    out[len(x) + (action if act_src is None else int((act_src == action).argmax()))] = 1.0
+    return out

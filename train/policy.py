@@ -88,6 +88,13 @@ def _digest(tensors: dict[str, np.ndarray]) -> str:
     return h.hexdigest()
 
 
+def _file_mode() -> int:
+    """The mode a plain ``open(path, "w")`` would give a new file under the current umask."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
 def atomic_write(path: str | Path, write) -> None:
     """Call ``write(tmp_path)``, fsync, then rename over ``path``: readers see the old file or the new, never half."""
     path = Path(path)
@@ -98,6 +105,7 @@ def atomic_write(path: str | Path, write) -> None:
         write(tmp)
         with open(tmp, "rb+") as f:
             os.fsync(f.fileno())
+        os.chmod(tmp, _file_mode())  # mkstemp makes it owner-only; give it a normal file's mode
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
