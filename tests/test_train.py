@@ -311,6 +311,23 @@ def test_imitation_against_an_opponent_records_only_the_teachers_seats_with_thei
     assert (demos.returns == -1).mean() > 0.8  # random loses to the heuristic almost always
 
 
+def test_recorded_demonstrations_are_reused_and_refused_for_other_rules(tmp_path, capsys):
+    first = train(overrides=[*TINY, "imitate=heuristic", "imitate_decisions=300", "imitate_epochs=1",
+                             "imitate_workers=1", f"runs_dir={tmp_path}", "run_name=a"], show_progress=False)
+    demos = first / "imitate.npz"
+    assert demos.is_file()
+    capsys.readouterr()
+    train(overrides=[*TINY, f"imitate_data=[{demos}, {demos}]", "imitate_epochs=1", f"runs_dir={tmp_path}",
+                     "run_name=b"], show_progress=False)
+    assert "600 decisions" in capsys.readouterr().out  # both files were read
+    with pytest.raises(ConfigError, match="recorded for other rules"):
+        train(overrides=[*TINY, "variant=ten_point", f"imitate_data={demos}", f"runs_dir={tmp_path}",
+                         "run_name=c"], show_progress=False)
+    with pytest.raises(ConfigError, match="not found"):
+        train(overrides=[*TINY, f"imitate_data={tmp_path}/none.npz", f"runs_dir={tmp_path}", "run_name=d"],
+              show_progress=False)
+
+
 def test_the_self_play_env_shows_the_learner_what_the_observer_encodes():
     import numpy as np
 

@@ -60,7 +60,7 @@ class TrainConfig:
     imitate_epochs: int = 5  # passes of training over them
     imitate_lr: float = 1e-3  # Adam step size of that training (decays linearly to zero)
     imitate_workers: int = 2  # processes recording the teacher's games
-    imitate_data: str = ""  # an imitate.npz saved by an earlier run, reused instead of recording; empty: record
+    imitate_data: str | list[str] = ""  # imitate.npz file(s) saved by earlier runs, reused instead of recording; empty: record
     # ----- opponents: other sides are played by agents drawn from this pool every game
     opponents: dict[str, float] = field(
         default_factory=lambda: {"self": 0.5, "heuristic": 0.3, "random": 0.2}

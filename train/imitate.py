@@ -23,6 +23,7 @@ import torch
 
 from pitch_env.engine import Game
 
+from .config import ConfigError
 from .hint import engine_hint, hint_size, with_hint
 from .opponents import AgentOpponent, make_agent
 
@@ -146,12 +147,12 @@ def load_demos(path: str | Path, obs_size: int, action_size: int) -> Demos:
     """Demonstrations saved by ``save_demos``; refuses a file made for another observation or action size."""
     path = Path(path)
     if not path.is_file():
-        raise FileNotFoundError(f"imitate_data {str(path)!r} not found; it is written as imitate.npz in a run "
+        raise ConfigError(f"imitate_data {str(path)!r} not found; it is written as imitate.npz in a run "
                                 f"directory by a run with imitate set")
     with np.load(path, allow_pickle=False) as f:
         demos = Demos(f["obs"], f["masks"], f["actions"], f["returns"])
     if demos.obs.shape[1] != obs_size or demos.masks.shape[1] != action_size:
-        raise ValueError(f"imitate_data {str(path)!r} holds observations of size {demos.obs.shape[1]} and actions "
+        raise ConfigError(f"imitate_data {str(path)!r} holds observations of size {demos.obs.shape[1]} and actions "
                          f"of size {demos.masks.shape[1]}, but this run's are {obs_size} and {action_size}: it was "
                          f"recorded for other rules or another observation layout")
     return demos

@@ -206,13 +206,14 @@ def add_snapshot(venv, run: RunDir, policy: PolicyMLP, cfg: TrainConfig, steps: 
 def warm_start(cfg: TrainConfig, model, run: RunDir) -> dict:
     """Fit the fresh model to the teacher's recorded play (train/imitate.py); the demonstrations are
     kept as ``imitate.npz`` in the run directory, reusable by another run through ``imitate_data``."""
-    from .imitate import collect, load_demos, pretrain, save_demos
+    from .imitate import Demos, collect, load_demos, pretrain, save_demos
 
     rules = cfg.resolved_rules()
     if cfg.imitate_data:
         size = ActionLayout(rules).size
-        demos = load_demos(cfg.imitate_data, Observer(rules).size + hint_size(cfg.hint, size), size)
-        source = cfg.imitate_data
+        paths = [cfg.imitate_data] if isinstance(cfg.imitate_data, str) else cfg.imitate_data
+        demos = Demos.concat([load_demos(p, Observer(rules).size + hint_size(cfg.hint, size), size) for p in paths])
+        source = " + ".join(paths)
     else:
         t0 = time.perf_counter()
         demos = collect(rules, cfg.imitate, cfg.imitate_decisions, make_transform(cfg.observation, rules), cfg.seed,
