@@ -26,6 +26,7 @@ from pitch_env.engine import Game
 from .config import ConfigError
 from .hint import engine_hint, hint_size, with_hint
 from .opponents import AgentOpponent, make_agent
+from .selfplay import hand_reward
 
 
 @dataclass
@@ -105,10 +106,8 @@ def _collect_part(args) -> Demos:
             if len(game.finished) != finished:
                 finished = len(game.finished)
                 if reward == "hand" and game.last_result is not None:
-                    change = game.last_result.score_change
                     for side, idx in sequence.items():
-                        rest = [c for s, c in enumerate(change) if s != side]
-                        rewards[idx[-1]] += (change[side] - sum(rest) / len(rest)) * hand_scale
+                        rewards[idx[-1]] += hand_reward(game.last_result.score_change, side, hand_scale)
         if game.is_over and game.winner is not None:
             for side, idx in sequence.items():
                 rewards[idx[-1]] += win_bonus if game.winner == side else -win_bonus

@@ -18,6 +18,12 @@ from .opponents import OpponentPool
 from .policy import PolicyMLP
 
 
+def hand_reward(change, side: int, scale: float) -> float:
+    """``reward: hand``: the side's score change minus the mean of the other sides', times ``scale``."""
+    others = [c for s, c in enumerate(change) if s != side]
+    return (change[side] - sum(others) / len(others)) * scale
+
+
 class SelfPlayEnv(gym.Env):
     metadata = {"render_modes": []}
 
@@ -105,9 +111,7 @@ class SelfPlayEnv(gym.Env):
             self._finished = len(g.finished)
             res = g.last_result
             if res is not None and self.reward_mode == "hand":
-                change = res.score_change
-                others = [c for s, c in enumerate(change) if s != self.side]
-                self._reward += (change[self.side] - sum(others) / len(others)) * self._hand_scale
+                self._reward += hand_reward(res.score_change, self.side, self._hand_scale)
         if g.is_over and g.winner is not None:
             self._reward += self.win_bonus if g.winner == self.side else -self.win_bonus
 
