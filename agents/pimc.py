@@ -33,7 +33,7 @@ class PIMCAgent(HeuristicAgent):
         self.worlds = worlds
         self.bid_worlds = bid_worlds  # worlds per bid decision; 0: bid like the heuristic
         self.switch_z = switch_z
-        self.name = f"pimc:{worlds}"
+        self.name = f"pimc:{worlds}:{bid_worlds}" if bid_worlds else f"pimc:{worlds}"
 
     def act(self, observation, info) -> int:
         legal = legal_actions(observation, info)

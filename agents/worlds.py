@@ -64,12 +64,7 @@ def sample_hands(rng: random.Random, v: View, rules, voids: list[int], tries: in
             for c in drawn[pos:pos + v.cards_left[s]]:
                 hands[s] |= 1 << c
             pos += v.cards_left[s]
-        stock = ()
-        if rules.uses_stock and v.phase in ("bid", "declare"):
-            rest = cards_in(unseen & ~mask_of(drawn))
-            rng.shuffle(rest)
-            stock = tuple(rest)
-        return hands, stock
+        return hands, _stock(rng, v, rules, unseen & ~mask_of(drawn))
     for attempt in range(tries + 1):
         hands = [0] * n
         hands[v.seat] = v.hand
@@ -85,13 +80,17 @@ def sample_hands(rng: random.Random, v: View, rules, voids: list[int], tries: in
                 hands[s] |= 1 << c
                 left &= ~(1 << c)
         if ok:
-            stock = ()
-            if rules.uses_stock and v.phase in ("bid", "declare"):
-                rest = cards_in(left)
-                rng.shuffle(rest)
-                stock = tuple(rest)
-            return hands, stock
+            return hands, _stock(rng, v, rules, left)
     raise RuntimeError(f"no deal of the unseen cards fits seat {v.seat}'s view: {v}")
+
+
+def _stock(rng: random.Random, v: View, rules, left: int) -> tuple:
+    """Before the exchange of a stock game, the cards ``left`` after the deal, in random order."""
+    if not (rules.uses_stock and v.phase in ("bid", "declare")):
+        return ()
+    rest = cards_in(left)
+    rng.shuffle(rest)
+    return tuple(rest)
 
 
 def bid_misfit(v: View, rules, hands: list[int]) -> float:

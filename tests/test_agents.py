@@ -81,7 +81,7 @@ def test_unknown_spec_lists_the_valid_forms():
         assert "pimc:N" in str(e.value) or "pimc:" in str(e.value)
     assert "checkpoint:PATH" in SPEC_FORMS
     searcher = make("pimc:6:3", env)
-    assert (searcher.worlds, searcher.bid_worlds) == (6, 3)
+    assert (searcher.worlds, searcher.bid_worlds, searcher.name) == (6, 3, "pimc:6:3")
 
 
 # ---------------------------------------------------------------- the heuristic, hand by hand

@@ -113,6 +113,7 @@ def test_a_policy_that_copies_its_hint_plays_exactly_like_the_heuristic(variant,
     env and in a loaded checkpoint alike: a one-layer net that only copies it is the heuristic."""
     import numpy as np
 
+    from agents.rollout import rollout_action
     from pitch_env.actions import ActionLayout
     from pitch_env.observer import LAYOUT_VERSION, Observer
     from train.loop import make_env
@@ -145,8 +146,6 @@ def test_a_policy_that_copies_its_hint_plays_exactly_like_the_heuristic(variant,
     sp = make_env(cfg, 0)()
     obs, _ = sp.reset(seed=1)
     for _ in range(200):
-        from agents.rollout import rollout_action
-
         expected = rollout_action(sp.game)
         canonical = int(np.argmax(copier.logits(obs) - 1e9 * (1 - sp.action_masks())))
         assert sp._act_src[canonical] == expected
@@ -303,8 +302,8 @@ def test_imitation_against_an_opponent_records_only_the_teachers_seats_with_thei
         assert seats in ([0, 2], [1, 3])  # two alternating seats of four, as the tournament seats an agent
     setback = pitch_env.rules("setback")
     assert sorted(teacher_seats(setback, np.random.default_rng(1))) in ([0, 2], [1, 3])
-    # random against heuristic: every game is won by one side, so with a win bonus of 1 and no hand
-    # reward the first decision of a side's game has a return of ±gamma**k, never 0
+    # random against heuristic, only the win counted, undiscounted: every recorded decision's return
+    # is its side's result, ±1; had the heuristic's seats been recorded too, about half would be +1
     demos = collect(setback, "random", 400, None, seed=3, against="heuristic", reward="game", win_bonus=1.0,
                     gamma=1.0)
     assert set(np.round(demos.returns, 6)) <= {-1.0, 1.0}

@@ -81,3 +81,8 @@ class SuitCanonical:
         perm = self.permutation(obs)
         act_src = self._act_src[perm]
         return obs[self._obs_src[perm]], mask[act_src], act_src
+
+
+def shown_action(act_src: np.ndarray | None, action: int) -> int:
+    """Where the network sees real ``action`` under the permutation ``act_src`` of ``apply`` (None: as is)."""
+    return action if act_src is None else int((act_src == action).argmax())

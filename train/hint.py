@@ -12,6 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from agents.rollout import rollout_action
+
+from .canonical import shown_action
+
 HINTS = ("none", "heuristic")
 
 
@@ -22,8 +26,6 @@ def hint_size(hint: str, action_size: int) -> int:
 
 def engine_hint(game) -> int:
     """The heuristic's action for the seat to move of an engine Game (reads only that seat's view)."""
-    from agents.rollout import rollout_action
-
     return rollout_action(game)
 
 
@@ -32,5 +34,17 @@ def with_hint(x: np.ndarray, act_src: np.ndarray | None, action: int, action_siz
     gave ``act_src`` shows it."""
     out = np.zeros(len(x) + action_size, np.float32)
     out[:len(x)] = x
-    out[len(x) + (action if act_src is None else int((act_src == action).argmax()))] = 1.0
+    out[len(x) + shown_action(act_src, action)] = 1.0
     return out
+
+
+def policy_input(obs: np.ndarray, mask: np.ndarray, transform=None, hint: int | None = None):
+    """What the network reads at one decision: ``(input, mask, act_src)``, the observation and mask
+    through ``transform`` (``act_src[network action]`` is the real action; None without a transform),
+    then the one-hot of ``hint`` (the heuristic's real action) when one is given."""
+    act_src = None
+    if transform is not None:
+        obs, mask, act_src = transform.apply(obs, mask)
+    if hint is not None:
+        obs = with_hint(obs, act_src, hint, len(mask))
+    return obs, mask, act_src

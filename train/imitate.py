@@ -24,7 +24,8 @@ import torch
 from pitch_env.engine import Game
 
 from .config import ConfigError
-from .hint import engine_hint, hint_size, with_hint
+from .canonical import shown_action
+from .hint import engine_hint, hint_size, policy_input
 from .opponents import AgentOpponent, make_agent
 from .selfplay import hand_reward
 
@@ -93,13 +94,8 @@ def _collect_part(args) -> Demos:
             player = teachers[seat] if seat in seats else others[seat]
             action = player.act(game, seat, o)
             if seat in seats and i < decisions:
-                act_src = None
-                if transform is not None:
-                    o, mask, act_src = transform.apply(o, mask)
-                canon = action if act_src is None else int(np.flatnonzero(act_src == action)[0])
-                if hint != "none":
-                    o = with_hint(o, act_src, engine_hint(game), size)
-                obs[i], masks[i], actions[i], rewards[i] = o, mask.astype(bool), canon, 0.0
+                o, mask, act_src = policy_input(o, mask, transform, engine_hint(game) if hint != "none" else None)
+                obs[i], masks[i], actions[i] = o, mask.astype(bool), shown_action(act_src, action)
                 sequence.setdefault(rules.side_of(seat), []).append(i)
                 i += 1
             game.apply(action)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .hint import HINTS, hint_size, with_hint
+from .hint import HINTS, hint_size, policy_input
 
 FORMAT = "pitch-policy/1"
 WEIGHTS_FILE = "policy.safetensors"  # name of the policy inside a checkpoint directory
@@ -47,13 +47,11 @@ class PolicyMLP:
             hint: int | None = None) -> int:
         """The most likely legal action, or one sampled from the masked softmax when ``rng`` is given;
         ``hint`` is the heuristic's action, needed when the policy reads it (``self.hint``)."""
-        act_src = None
-        if self.transform is not None:
-            obs, mask, act_src = self.transform.apply(obs, mask)
-        if self.hint != "none":
-            if hint is None:
-                raise ValueError(f"this policy reads the {self.hint} agent's choice (hint); pass hint=")
-            obs = with_hint(obs, act_src, hint, len(mask))
+        if self.hint == "none":
+            hint = None
+        elif hint is None:
+            raise ValueError(f"this policy reads the {self.hint} agent's choice (hint); pass hint=")
+        obs, mask, act_src = policy_input(obs, mask, self.transform, hint)
         action = self._act(obs, mask, rng)
         return action if act_src is None else int(act_src[action])
 
@@ -214,9 +212,13 @@ def check_fits(card: dict, rules, observer_size: int, layout_version: int, actio
         raise CheckpointError(f"{where} reads a {hint!r} hint, which this version does not know (known: "
                               f"{', '.join(HINTS)})")
     extra = hint_size(hint, action_size)
-    if obs["size"] != observer_size or card["network"]["shape"][0] != observer_size + extra:
+    if obs["size"] != observer_size:
         raise CheckpointError(f"{where} expects observations of size {obs['size']}, but this game's are "
                               f"{observer_size}")
+    if card["network"]["shape"][0] != observer_size + extra:
+        raise CheckpointError(f"{where}: its network reads {card['network']['shape'][0]} inputs, but the "
+                              f"observation ({observer_size}) and its {hint!r} hint ({extra}) make "
+                              f"{observer_size + extra}; the file is inconsistent")
     if card["actions"]["size"] != action_size or card["network"]["shape"][-1] != action_size:
         raise CheckpointError(f"{where} has {card['actions']['size']} actions, but this game's layout has "
                               f"{action_size}")

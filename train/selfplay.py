@@ -13,7 +13,7 @@ import numpy as np
 from pitch_env.engine import BID, PASS, Game
 from pitch_env.observer import LiveTable, Observer
 
-from .hint import engine_hint, hint_size, with_hint
+from .hint import engine_hint, hint_size, policy_input
 from .opponents import OpponentPool
 from .policy import PolicyMLP
 
@@ -39,7 +39,8 @@ class SelfPlayEnv(gym.Env):
         self.observation_space = gym.spaces.Box(-np.inf, np.inf, (size,), np.float32)
         self.action_space = gym.spaces.Discrete(self.action_size)
         self._rng = np.random.default_rng(seed)
-        self._mask = np.zeros(self.action_size, np.int8)
+        self._mask = np.zeros(self.action_size, np.int8)  # legal actions, real order
+        self._net_mask = self._mask  # the same as the network sees them (through the transform)
         self._hand_scale = 1.0 / rules.max_hand_points
         self.game: Game | None = None
 
@@ -85,7 +86,7 @@ class SelfPlayEnv(gym.Env):
         return obs, self._reward, terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
-        return self._mask if self._act_src is None else self._canon_mask
+        return self._net_mask
 
     def add_snapshot(self, layers, activation: str) -> None:
         """Freeze a copy of the learner into this env's opponent pool (called through env_method)."""
@@ -127,11 +128,9 @@ class SelfPlayEnv(gym.Env):
         g = self.game
         self._mask.fill(0)
         self._mask[g.legal_actions()] = 1
-        obs = self.live.observe(g.current_seat)
-        if self.transform is not None:
-            obs, self._canon_mask, self._act_src = self.transform.apply(obs, self._mask)
-        if self.hint != "none":
-            obs = with_hint(obs, self._act_src, engine_hint(g), self.action_size)
+        hint = engine_hint(g) if self.hint != "none" else None
+        obs, self._net_mask, self._act_src = policy_input(self.live.observe(g.current_seat), self._mask,
+                                                          self.transform, hint)
         return obs
 
     def _info(self) -> dict:
