@@ -310,6 +310,39 @@ def test_imitation_against_an_opponent_records_only_the_teachers_seats_with_thei
     assert (demos.returns == -1).mean() > 0.8  # random loses to the heuristic almost always
 
 
+def test_bid_only_recording_keeps_the_teachers_bids_and_no_value_targets():
+    import numpy as np
+
+    from pitch_env.actions import ActionLayout
+    from train.imitate import collect
+
+    auction = pitch_env.rules("auction")
+    names = ActionLayout(auction).names
+    size = len(names)
+    bids = [i for i, name in enumerate(names) if name == "pass" or name.startswith("bid")]
+    for teacher in ("random", "heuristic"):
+        demos = collect(auction, teacher, 300, None, seed=4, against="heuristic", hint="heuristic", phases=("bid",))
+        assert len(demos) == 300 and np.isnan(demos.returns).all()
+        assert not np.delete(demos.masks, bids, axis=1).any()  # only bid decisions were recorded
+        assert demos.masks[np.arange(300), demos.actions].all()
+        agree = np.mean(demos.obs[:, -size:].argmax(1) == demos.actions)  # the hint is the heuristic's bid
+        # the heuristic teacher's bids are its own; the random teacher's are not the heuristic's
+        assert agree == 1.0 if teacher == "heuristic" else agree < 0.8
+
+
+def test_bid_recordings_join_the_warm_start_and_fit_only_the_policy(tmp_path, capsys):
+    import numpy as np
+
+    run = train(overrides=[*TINY, "variant=auction", "hint=heuristic", "imitate=heuristic",
+                           "imitate_against=heuristic", "imitate_decisions=200", "imitate_bids=100",
+                           "imitate_epochs=2", "imitate_workers=1", f"runs_dir={tmp_path}", "run_name=a"],
+                show_progress=False)
+    assert "+ 100 bids" in capsys.readouterr().out
+    assert json.loads((run / "checkpoint" / "state.json").read_text())["imitation"]["decisions"] == 300
+    policy, _ = read_policy(run / "checkpoint")  # the NaN returns of the bids did not reach the weights
+    assert all(np.isfinite(w).all() and np.isfinite(b).all() for w, b in policy.layers)
+
+
 def test_recorded_demonstrations_are_reused_and_refused_for_other_rules(tmp_path, capsys):
     first = train(overrides=[*TINY, "imitate=heuristic", "imitate_decisions=300", "imitate_epochs=1",
                              "imitate_workers=1", f"runs_dir={tmp_path}", "run_name=a"], show_progress=False)

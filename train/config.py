@@ -59,6 +59,7 @@ class TrainConfig:
     imitate_decisions: int = 200_000  # decisions recorded for it
     imitate_epochs: int = 5  # passes of training over them
     imitate_lr: float = 1e-3  # Adam step size of that training (decays linearly to zero)
+    imitate_bids: int = 0  # more decisions recorded only at bids (the deciders of auction), besides imitate_decisions
     imitate_workers: int = 2  # processes recording the teacher's games
     imitate_data: str | list[str] = ""  # imitate.npz file(s) saved by earlier runs, reused instead of recording; empty: record
     # ----- opponents: other sides are played by agents drawn from this pool every game
@@ -126,6 +127,8 @@ def make_config(values: dict[str, Any], source: str = "config") -> TrainConfig:
 def _check_ranges(cfg: TrainConfig, source: str) -> None:
     positive = ("total_steps", "num_envs", "n_steps", "batch_size", "n_epochs", "snapshot_every",
                 "snapshot_pool", "checkpoint_every", "eval_games", "imitate_workers")
+    if cfg.imitate_bids < 0:
+        raise ConfigError(f"key 'imitate_bids' in {source} must be at least 0, got {cfg.imitate_bids}")
     for key in positive:
         if getattr(cfg, key) < 1:
             raise ConfigError(f"key {key!r} in {source} must be at least 1, got {getattr(cfg, key)}")

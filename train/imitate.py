@@ -10,6 +10,12 @@ way gives a network that plays like many PIMC searches averaged, at the cost of 
 
 Collection is the slow part (PIMC thinks ~7 ms a decision), so it runs in ``workers`` processes,
 and the demonstrations can be saved (``save_demos``) and reused by another run (``imitate_data``).
+
+Bids are few (one decision in seven in auction) but decide who pitches, and a network fitted on full
+games copied too few of the search's bids (docs/training.md). ``phases=("bid",)`` records only the
+teacher's bids, in games whose other decisions the ``against`` agent (or the heuristic) plays cheaply;
+such decisions have no value target (``returns`` is NaN: the discount between a side's bids would not
+be the one PPO uses), and ``pretrain`` fits only their policy.
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ from pitch_env.engine import Game
 from .config import ConfigError
 from .canonical import shown_action
 from .hint import engine_hint, hint_size, policy_input
-from .opponents import AgentOpponent, make_agent
+from .opponents import AgentOpponent, EngineHeuristic, make_agent
 from .selfplay import hand_reward
 
 
@@ -61,7 +67,7 @@ def teacher_seats(rules, rng: np.random.Generator) -> set[int]:
 
 
 def _collect_part(args) -> Demos:
-    rules, spec, against, decisions, transform, seed, gamma, reward, win_bonus, hint = args
+    rules, spec, against, decisions, transform, seed, gamma, reward, win_bonus, hint, phases = args
     from pitch_env.actions import ActionLayout
     from pitch_env.observer import Observer
 
@@ -69,13 +75,21 @@ def _collect_part(args) -> Demos:
     observer = Observer(rules)
     size = ActionLayout(rules).size
     n = rules.num_players
-    teachers = [AgentOpponent(make_agent(spec, rules), observer, size) for _ in range(n)]
-    others = [AgentOpponent(make_agent(against, rules), observer, size) for _ in range(n)] if against else teachers
+
+    def players(name: str) -> list:  # one per seat; the heuristic read straight from the engine (same choices)
+        if name == "heuristic":
+            return [EngineHeuristic()] * n
+        return [AgentOpponent(make_agent(name, rules), observer, size) for _ in range(n)]
+
+    teachers = players(spec)
+    others = players(against) if against else teachers
+    if phases is not None:  # the teacher's seats play the other phases like the rest of the table (cheaply)
+        cheap = others if against else players("heuristic")
     obs = np.zeros((decisions, observer.size + hint_size(hint, size)), np.float32)
     masks = np.zeros((decisions, size), bool)
     actions = np.zeros(decisions, np.int64)
     rewards = np.zeros(decisions, np.float64)  # the reward that follows each decision, in its side's own sequence
-    returns = np.zeros(decisions, np.float32)
+    returns = np.full(decisions, np.nan if phases is not None else 0.0, np.float32)
     hand_scale = 1.0 / rules.max_hand_points
     rng = np.random.default_rng(seed)
     i = 0
@@ -90,15 +104,18 @@ def _collect_part(args) -> Demos:
             seat = game.current_seat
             mask = np.zeros(size, np.int8)
             mask[game.legal_actions()] = 1
-            o = observer.encode(game, seat)
-            player = teachers[seat] if seat in seats else others[seat]
+            recorded = seat in seats and (phases is None or game.phase_name in phases)
+            player = teachers[seat] if recorded else others[seat] if phases is None or seat not in seats else cheap[seat]
+            o = None if not recorded and isinstance(player, EngineHeuristic) else observer.encode(game, seat)
             action = player.act(game, seat, o)
-            if seat in seats and i < decisions:
+            if recorded and i < decisions:
                 o, mask, act_src = policy_input(o, mask, transform, engine_hint(game) if hint != "none" else None)
                 obs[i], masks[i], actions[i] = o, mask.astype(bool), shown_action(act_src, action)
                 sequence.setdefault(rules.side_of(seat), []).append(i)
                 i += 1
             game.apply(action)
+            if phases is not None and i >= decisions:
+                break  # nothing after the budget is recorded, and no return is needed
             if len(game.finished) != finished:
                 finished = len(game.finished)
                 if reward == "hand" and game.last_result is not None:
@@ -107,6 +124,8 @@ def _collect_part(args) -> Demos:
         if game.is_over and game.winner is not None:
             for side, idx in sequence.items():
                 rewards[idx[-1]] += win_bonus if game.winner == side else -win_bonus
+        if phases is not None:
+            continue  # no value targets (module docstring); returns stay NaN
         for idx in sequence.values():  # discounted returns, backwards through each side's decisions
             g = 0.0
             for j in reversed(idx):
@@ -116,11 +135,14 @@ def _collect_part(args) -> Demos:
 
 
 def collect(rules, spec: str, decisions: int, transform, seed: int, against: str = "", workers: int = 1,
-            gamma: float = 0.99, reward: str = "hand", win_bonus: float = 1.0, hint: str = "none") -> Demos:
-    """``decisions`` decisions of agent ``spec`` (see the module docstring), over ``workers`` processes."""
+            gamma: float = 0.99, reward: str = "hand", win_bonus: float = 1.0, hint: str = "none",
+            phases: tuple[str, ...] | None = None) -> Demos:
+    """``decisions`` decisions of agent ``spec`` (see the module docstring), over ``workers`` processes;
+    with ``phases``, only its decisions in those phases (e.g. ``("bid",)``)."""
     workers = max(1, min(workers, decisions))
     sizes = [decisions // workers + (k < decisions % workers) for k in range(workers)]
-    jobs = [(rules, spec, against, m, transform, seed * 1000 + k, gamma, reward, win_bonus, hint)
+    seeds = [[seed, k] if phases is None else [seed, k, 1, *map(ord, ",".join(phases))] for k in range(workers)]
+    jobs = [(rules, spec, against, m, transform, seeds[k], gamma, reward, win_bonus, hint, phases)
             for k, m in enumerate(sizes)]
     if workers == 1:
         return _collect_part(jobs[0])
@@ -155,8 +177,9 @@ def load_demos(path: str | Path, obs_size: int, action_size: int) -> Demos:
 
 def pretrain(model, demos: Demos, epochs: int, batch_size: int = 512, lr: float = 1e-3, value_coef: float = 0.5,
              logger=None) -> float:
-    """Cross-entropy of the masked policy plus ``value_coef`` × squared error of the value on ``demos``,
-    the learning rate decaying linearly to zero; returns the last epoch's policy accuracy."""
+    """Cross-entropy of the masked policy plus ``value_coef`` × squared error of the value on ``demos``
+    (on the decisions that have a return: not NaN), the learning rate decaying linearly to zero;
+    returns the last epoch's policy accuracy."""
     policy = model.policy
     opt = torch.optim.Adam(policy.parameters(), lr=lr)
     n = len(demos)
@@ -175,7 +198,9 @@ def pretrain(model, demos: Demos, epochs: int, batch_size: int = 512, lr: float 
             dist = policy.get_distribution(o, action_masks=demos.masks[idx])
             loss_pi = -dist.log_prob(a).mean()
             v = policy.predict_values(o).squeeze(-1)
-            loss_v = torch.nn.functional.mse_loss(v, torch.as_tensor(demos.returns[idx]))
+            ret = torch.as_tensor(demos.returns[idx])
+            has = ~torch.isnan(ret)
+            loss_v = torch.nn.functional.mse_loss(v[has], ret[has]) if bool(has.any()) else v.sum() * 0.0
             opt.zero_grad()
             (loss_pi + value_coef * loss_v).backward()
             opt.step()

@@ -216,11 +216,15 @@ def warm_start(cfg: TrainConfig, model, run: RunDir) -> dict:
         source = " + ".join(paths)
     else:
         t0 = time.perf_counter()
-        demos = collect(rules, cfg.imitate, cfg.imitate_decisions, make_transform(cfg.observation, rules), cfg.seed,
-                        against=cfg.imitate_against, workers=cfg.imitate_workers, gamma=cfg.gamma,
-                        reward=cfg.reward, win_bonus=cfg.win_bonus, hint=cfg.hint)
+        common = dict(rules=rules, spec=cfg.imitate, transform=make_transform(cfg.observation, rules), seed=cfg.seed,
+                      against=cfg.imitate_against, workers=cfg.imitate_workers, gamma=cfg.gamma,
+                      reward=cfg.reward, win_bonus=cfg.win_bonus, hint=cfg.hint)
+        demos = collect(decisions=cfg.imitate_decisions, **common)
+        bids = f" + {cfg.imitate_bids:,} bids" if cfg.imitate_bids else ""
+        if cfg.imitate_bids:
+            demos = Demos.concat([demos, collect(decisions=cfg.imitate_bids, phases=("bid",), **common)])
         save_demos(run.path / "imitate.npz", demos)
-        source = f"{cfg.imitate} ({time.perf_counter() - t0:,.0f} s to record)"
+        source = f"{cfg.imitate}{bids} ({time.perf_counter() - t0:,.0f} s to record)"
     acc = pretrain(model, demos, cfg.imitate_epochs, lr=cfg.imitate_lr,
                    logger=configure(str(run.tb / "imitate"), ["tensorboard"]))
     print(f"imitation of {source}: {len(demos):,} decisions, training accuracy {acc:.1%}")
