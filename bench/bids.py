@@ -1,0 +1,113 @@
+"""Where does a trained policy lose to its teacher: in its bids or in its card play?
+
+Two diagnostics for a checkpoint (most useful in auction, where bids decide games):
+
+- ``swap``: a duplicate-deal tournament (agents/tournament.py) of the checkpoint against
+  ``heuristic`` in which the checkpoint's bids are replaced by PIMC's bid search
+  (``--bid-worlds B`` worlds; ``--votes K``: the most common of K independent searches, i.e. the
+  search's modal choice, the target a fitted network can learn). If this hybrid wins clearly more
+  than the checkpoint alone (``--bid-worlds 0``), the network's bids are what it lacks.
+- ``agree``: at the checkpoint's own bid decisions (checkpoint in two seats, heuristic in the
+  others), how often the network, the heuristic and the bid search choose the same bid, and the
+  most common disagreements.
+
+Run: ``python -m bench.bids swap --checkpoint checkpoints/auction --bid-worlds 8 --games 2000 --seed 2024``
+or ``python -m bench.bids agree --checkpoint checkpoints/auction --games 100``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import functools
+
+import pitch_env
+from agents.checkpoint import CheckpointAgent
+from agents.heuristic import HeuristicAgent
+from agents.pimc import SWITCH_Z, PIMCAgent
+from agents.report import print_result
+from agents.tournament import run_tournament
+from agents.view import read
+
+
+class SearchedBids:
+    """The checkpoint's play with the bids of PIMC bid search (the modal choice of ``votes`` searches)."""
+
+    def __init__(self, env, seed, checkpoint: str, bid_worlds: int, votes: int, switch_z: float):
+        self.net = CheckpointAgent(checkpoint, env)
+        self.rules = self.net.rules
+        self.searches = [PIMCAgent(env, bid_worlds=bid_worlds, switch_z=switch_z) for _ in range(votes if bid_worlds else 0)]
+        self.name = f"checkpoint+bids:{bid_worlds}x{votes}" if bid_worlds else "checkpoint"
+
+    def reset(self, seed=None) -> None:
+        self.net.reset(seed)
+        for k, s in enumerate(self.searches):
+            s.reset(None if seed is None else seed * 31 + k)
+
+    def act(self, observation, info) -> int:
+        if self.searches and read(info, self.rules).phase == "bid":
+            votes = collections.Counter(s.act(observation, info) for s in self.searches)
+            return votes.most_common(1)[0][0]
+        return self.net.act(observation, info)
+
+
+def swap(args) -> None:
+    agent = functools.partial(SearchedBids, checkpoint=args.checkpoint, bid_worlds=args.bid_worlds,
+                              votes=args.votes, switch_z=args.switch_z)
+    name = f"checkpoint+bids:{args.bid_worlds}x{args.votes}" if args.bid_worlds else "checkpoint"
+    result = run_tournament(args.variant, [agent, "heuristic"], games=args.games, seed=args.seed, workers=args.workers,
+                            names=[name, "heuristic"])
+    print_result(result)
+
+
+def agree(args) -> None:
+    env = pitch_env.env(args.variant)
+    net = CheckpointAgent(args.checkpoint, env)
+    heuristic = HeuristicAgent(env)
+    search = PIMCAgent(env, bid_worlds=args.bid_worlds or 8, seed=args.seed, switch_z=args.switch_z)
+    names = env.unwrapped.layout.names
+    choices = collections.Counter()
+    for game in range(args.games):
+        env.reset(seed=args.seed * 100_003 + game)
+        mine = {env.agents[game % 2], env.agents[game % 2 + 2]}  # two alternating seats, as the tournament
+        for agent in env.agent_iter():
+            observation, _, terminated, truncated, info = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            if agent not in mine:
+                env.step(heuristic.act(observation, info))
+                continue
+            action = net.act(observation, info)
+            if read(info, net.rules).phase == "bid" and observation["action_mask"].sum() > 1:
+                choices[names[action], names[heuristic.act(observation, info)], names[search.act(observation, info)]] += 1
+            env.step(action)
+    total = sum(choices.values())
+    same = lambda i, j: sum(n for c, n in choices.items() if c[i] == c[j]) / total  # noqa: E731
+    print(f"{total} bid decisions of the checkpoint that offered a choice ({args.games} games)")
+    print(f"network = heuristic {same(0, 1):.1%}   network = search {same(0, 2):.1%}   "
+          f"heuristic = search {same(1, 2):.1%}")
+    print("most common choices (network / heuristic / search):")
+    for (a, h, s), n in choices.most_common(args.top):
+        print(f"  {a:>10} / {h:>10} / {s:>10}  {n}")
+
+
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(prog="python -m bench.bids", description=__doc__.split("\n\n")[0])
+    p.add_argument("mode", choices=("swap", "agree"))
+    p.add_argument("--checkpoint", default="checkpoints/auction")
+    p.add_argument("--variant", default="auction")
+    p.add_argument("--bid-worlds", type=int, default=8, help="worlds per bid search; 0 (swap): the checkpoint alone")
+    p.add_argument("--votes", type=int, default=1, help="swap: bid the most common choice of this many searches")
+    p.add_argument("--switch-z", type=float, default=SWITCH_Z, help="leave the heuristic's bid only this many "
+                   "standard errors better (0: the best mean)")
+    p.add_argument("--games", type=int, default=2000)
+    p.add_argument("--seed", type=int, default=2024)
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--top", type=int, default=12)
+    args = p.parse_args(argv)
+    (swap if args.mode == "swap" else agree)(args)
+
+
+if __name__ == "__main__":
+    main()
