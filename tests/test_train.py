@@ -341,6 +341,10 @@ def test_bid_recordings_join_the_warm_start_and_fit_only_the_policy(tmp_path, ca
     assert json.loads((run / "checkpoint" / "state.json").read_text())["imitation"]["decisions"] == 300
     policy, _ = read_policy(run / "checkpoint")  # the NaN returns of the bids did not reach the weights
     assert all(np.isfinite(w).all() and np.isfinite(b).all() for w, b in policy.layers)
+    from train.model_card import write_card
+
+    card = write_card(run, tmp_path / "card", games=2, pimc="pimc:2", pimc_games=0, workers=1, seed=0)
+    assert "fitted to 300 decisions of `heuristic` playing against `heuristic` (200 in full games, 100 more at bids alone)" in card
 
 
 def test_recorded_demonstrations_are_reused_and_refused_for_other_rules(tmp_path, capsys):
