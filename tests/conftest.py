@@ -97,3 +97,15 @@ def random_game(variant: str, seed: int, **options) -> Game:
 @pytest.fixture
 def rng() -> random.Random:
     return random.Random(12345)
+
+
+def turns(env):
+    """The live turns of an AEC game already reset: yields ``(agent, observation, info)`` for each
+    decision, and the caller steps the env with its action before asking for the next; the steps
+    of agents that are done are taken here."""
+    for agent in env.agent_iter():
+        observation, _, terminated, truncated, info = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        yield agent, observation, info

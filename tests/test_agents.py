@@ -12,6 +12,8 @@ from agents.worlds import build_world, sample_hands, void_masks
 from pitch_env.cards import cards_in, parse_card
 from pitch_env.infoset import infoset
 
+from conftest import turns
+
 PRESETS = ("setback", "auction", "ten_point")
 SPECS = ("random", "heuristic", "pimc:2", "pimc:2:1")
 
@@ -29,11 +31,7 @@ def play_guarded(env, players, seed):
     env.reset(seed=seed)
     for p in players:
         p.reset(seed=seed)
-    for name in env.agent_iter():
-        obs, _, term, trunc, info = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
+    for name, obs, info in turns(env):
         info = dict(info, infoset=dict(info["infoset"]))  # computed now, from the real game
         game, raw.game = raw.game, PoisonedGame()
         try:

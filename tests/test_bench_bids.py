@@ -8,6 +8,7 @@ from agents.checkpoint import CheckpointAgent
 from agents.pimc import PIMCAgent
 from agents.view import read
 from bench.bids import SearchedBids
+from conftest import turns
 
 
 def test_the_swap_agent_bids_like_the_search_and_plays_like_the_checkpoint():
@@ -20,11 +21,7 @@ def test_the_swap_agent_bids_like_the_search_and_plays_like_the_checkpoint():
         env.reset(seed=game)
         swapped.reset(game)
         search.reset(game * 31)  # the swap agent's first search is seeded so
-        for agent in env.agent_iter():
-            observation, _, terminated, truncated, info = env.last()
-            if terminated or truncated:
-                env.step(None)
-                continue
+        for _, observation, info in turns(env):
             action = swapped.act(observation, info)
             expected = net.act(observation, info)
             assert alone.act(observation, info) == expected

@@ -13,6 +13,8 @@ import pitch_env
 from pitch_env.infoset import infoset
 from pitch_env.observer import Observer
 
+from conftest import turns
+
 # Every preset × every allowed player count × solo/partnership.
 CONFIGS = [("setback", n, n == 4) for n in (2, 3, 4)] + [("setback", 4, False)]
 CONFIGS += [("auction", n, False) for n in range(2, 8)] + [("auction", 4, True), ("auction", 6, True)]
@@ -28,11 +30,7 @@ def random_game(env, seed):
     """Play one random game, yielding (env, agent) before each decision."""
     rng = random.Random(seed)
     env.reset(seed=seed)
-    for agent in env.agent_iter():
-        obs, _, term, trunc, info = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
+    for agent, obs, info in turns(env):
         yield agent, obs, info
         env.step(rng.choice(info["legal_actions"]))
 

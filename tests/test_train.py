@@ -11,6 +11,7 @@ import pytest
 
 import agents
 import pitch_env
+from conftest import turns
 from train.config import ConfigError, load_config
 from train.loop import train
 from train.policy import atomic_write, read_policy
@@ -84,11 +85,7 @@ def play_with(spec_path, variant, games):
     for g in range(games):
         env.reset(seed=g)
         agent.reset(seed=g)
-        for name in env.agent_iter():
-            obs, _, term, trunc, info = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
+        for _, obs, info in turns(env):
             phases.add(info["infoset"]["phase"])
             action = agent.act(obs, info)
             assert obs["action_mask"][action] == 1
@@ -131,11 +128,7 @@ def test_a_policy_that_copies_its_hint_plays_exactly_like_the_heuristic(variant,
     decisions = 0
     for seed in range(3):
         env.reset(seed=seed)
-        for name in env.agent_iter():
-            obs, _, term, trunc, info = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
+        for _, obs, info in turns(env):
             action = heuristic.act(obs, info)
             assert agent.act(obs, info) == action
             decisions += 1
