@@ -201,7 +201,7 @@ class raw_env(AECEnv):
         seat = self.agent_name_mapping[agent]
         mask = bytearray(self.num_actions)  # filled byte by byte: cheaper than numpy fancy indexing
         if seat == self.game.current_seat:
-            for a in self.game.legal_actions():
+            for a in self.game._cached_legal():  # the engine's own list, read only (no copy per step)
                 mask[a] = 1
         return {"observation": self._live.observe(seat), "action_mask": np.frombuffer(mask, np.int8)}
 
@@ -216,7 +216,7 @@ class raw_env(AECEnv):
                 self.rewards[a] = 0.0
             self._rewarded = False
         game = self.game
-        if action not in game.legal_actions():
+        if action not in game._cached_legal():
             if not 0 <= action < self.num_actions:
                 self._as_index(action)  # a plain int out of range: raises, naming the range
             self._cumulative_rewards[agent] = 0.0
@@ -246,7 +246,7 @@ class raw_env(AECEnv):
         seat = self.game.current_seat
         agent = self.possible_agents[seat]
         self.agent_selection = agent
-        self.infos[agent] = {"legal_actions": list(self.game.legal_actions()), "infoset": InfoSet(self, seat)}
+        self.infos[agent] = {"legal_actions": self.game.legal_actions(), "infoset": InfoSet(self, seat)}
 
     def _end_of_hand(self):
         game = self.game

@@ -81,7 +81,11 @@ class Game:
         return PHASES[self.phase]
 
     def legal_actions(self) -> list[int]:
-        """Indices of the actions the seat to move may take (empty once the game is over)."""
+        """Indices of the actions the seat to move may take (empty once the game is over); a new
+        list each call, so a caller may change it without touching the game."""
+        return list(self._cached_legal())
+
+    def _cached_legal(self) -> list[int]:
         if self._legal is None:
             self._legal = self._compute_legal()
         return self._legal
@@ -89,7 +93,7 @@ class Game:
     def apply(self, action: int) -> None:
         """Take ``action`` for ``current_seat``. An illegal action raises IllegalActionError
         and changes nothing."""
-        legal = self.legal_actions()
+        legal = self._cached_legal()
         try:  # ints and numpy integers; a float, a bool or a name is never an action index
             index = -1 if isinstance(action, bool) else operator.index(action)
         except TypeError:

@@ -6,9 +6,10 @@ setting (and random legal option overrides), checked by the independent referee 
 import json
 import random
 
+import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from pitch_env import Game, replay, rules
+from pitch_env import Game, IllegalActionError, replay, rules
 from pitch_env.infoset import infoset
 from pitch_env.rules import MAX_HAND_POINTS
 
@@ -122,6 +123,22 @@ def test_replay_of_a_record_taken_mid_game_reaches_the_same_state(setup, stop):
     again = replay(record)
     assert again.game_record() == record
     assert (again.legal_actions(), again.current_seat, again.phase) == (g.legal_actions(), g.current_seat, g.phase)
+
+
+@SETTINGS
+@given(setups(), st.integers(0, 300))
+def test_changing_the_list_of_legal_actions_changes_nothing_in_the_game(setup, stop):
+    g = random_play(*setup, stop=stop)
+    legal = g.legal_actions()
+    if not legal:
+        return
+    kept = list(legal)
+    legal.clear()
+    legal.append(max(kept) + 1)  # an action that was not legal
+    assert g.legal_actions() == kept
+    with pytest.raises(IllegalActionError):
+        g.apply(max(kept) + 1)
+    g.apply(kept[0])
 
 
 @SETTINGS
