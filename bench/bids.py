@@ -7,8 +7,8 @@ Two diagnostics for a checkpoint (most useful in auction, where bids decide game
   (``--bid-worlds B`` worlds; ``--votes K``: the most common of K independent searches, i.e. the
   search's modal choice, the target a fitted network can learn). If this hybrid wins clearly more
   than the checkpoint alone (``--bid-worlds 0``), the network's bids are what it lacks.
-- ``agree``: at the checkpoint's own bid decisions (checkpoint in two seats, heuristic in the
-  others), how often the network, the heuristic and the bid search choose the same bid, and the
+- ``agree``: at the checkpoint's own bid decisions (checkpoint in every other seat, heuristic in
+  the others), how often the network, the heuristic and the bid search choose the same bid, and the
   most common disagreements.
 
 Run: ``python -m bench.bids swap --checkpoint checkpoints/auction --bid-worlds 8 --games 2000 --seed 2024``
@@ -69,7 +69,7 @@ def agree(args) -> None:
     choices = collections.Counter()
     for game in range(args.games):
         env.reset(seed=args.seed * 100_003 + game)
-        mine = {env.agents[game % 2], env.agents[game % 2 + 2]}  # two alternating seats, as the tournament
+        mine = set(env.agents[game % 2::2])  # every other seat (4 players: two, as the tournament seats it)
         for agent in env.agent_iter():
             observation, _, terminated, truncated, info = env.last()
             if terminated or truncated:
