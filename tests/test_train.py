@@ -48,6 +48,14 @@ def test_impossible_rules_in_a_config_are_refused(tmp_path):
         load_config(write(tmp_path, "variant: ten_point\nrules: {num_players: 3}\n"))
 
 
+def test_bids_to_record_need_a_teacher_and_a_count_of_at_least_zero():
+    with pytest.raises(ConfigError, match="'imitate_bids'.*'imitate' is empty"):
+        load_config(None, ["imitate_bids=1000"])
+    with pytest.raises(ConfigError, match="'imitate_bids'.*at least 0"):
+        load_config(None, ["imitate=heuristic", "imitate_bids=-1"])
+    assert load_config(None, ["imitate=heuristic", "imitate_bids=1000"]).imitate_bids == 1000
+
+
 def test_set_overrides_any_key_with_a_yaml_value(tmp_path):
     cfg = load_config(write(tmp_path, "ent_coef: 0.01\nrules: {target_score: 21}\n"),
                       ["ent_coef=0.05", "hidden=[64, 32]", "rules={max_hands: 50}", "vec_env=subproc"])

@@ -129,6 +129,9 @@ def _check_ranges(cfg: TrainConfig, source: str) -> None:
                 "snapshot_pool", "checkpoint_every", "eval_games", "imitate_workers")
     if cfg.imitate_bids < 0:
         raise ConfigError(f"key 'imitate_bids' in {source} must be at least 0, got {cfg.imitate_bids}")
+    if cfg.imitate_bids and not cfg.imitate:
+        raise ConfigError(f"key 'imitate_bids' in {source} records the bids of the 'imitate' agent, but 'imitate' "
+                          f"is empty: name the teacher (e.g. imitate: pimc:12:8) or drop imitate_bids")
     for key in positive:
         if getattr(cfg, key) < 1:
             raise ConfigError(f"key {key!r} in {source} must be at least 1, got {getattr(cfg, key)}")
