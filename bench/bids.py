@@ -27,7 +27,10 @@ from agents.heuristic import HeuristicAgent
 from agents.pimc import SWITCH_Z, PIMCAgent
 from agents.report import print_result
 from agents.tournament import run_tournament
-from agents.view import read
+
+
+def swap_name(bid_worlds: int, votes: int) -> str:
+    return f"checkpoint+bids:{bid_worlds}x{votes}" if bid_worlds else "checkpoint"
 
 
 class SearchedBids:
@@ -35,9 +38,8 @@ class SearchedBids:
 
     def __init__(self, env, seed, checkpoint: str, bid_worlds: int, votes: int, switch_z: float):
         self.net = CheckpointAgent(checkpoint, env)
-        self.rules = self.net.rules
         self.searches = [PIMCAgent(env, bid_worlds=bid_worlds, switch_z=switch_z) for _ in range(votes if bid_worlds else 0)]
-        self.name = f"checkpoint+bids:{bid_worlds}x{votes}" if bid_worlds else "checkpoint"
+        self.name = swap_name(bid_worlds, votes)
 
     def reset(self, seed=None) -> None:
         self.net.reset(seed)
@@ -45,7 +47,7 @@ class SearchedBids:
             s.reset(None if seed is None else seed * 31 + k)
 
     def act(self, observation, info) -> int:
-        if self.searches and read(info, self.rules).phase == "bid":
+        if self.searches and info["infoset"]["phase"] == "bid":
             votes = collections.Counter(s.act(observation, info) for s in self.searches)
             return votes.most_common(1)[0][0]
         return self.net.act(observation, info)
@@ -54,9 +56,8 @@ class SearchedBids:
 def swap(args) -> None:
     agent = functools.partial(SearchedBids, checkpoint=args.checkpoint, bid_worlds=args.bid_worlds,
                               votes=args.votes, switch_z=args.switch_z)
-    name = f"checkpoint+bids:{args.bid_worlds}x{args.votes}" if args.bid_worlds else "checkpoint"
     result = run_tournament(args.variant, [agent, "heuristic"], games=args.games, seed=args.seed, workers=args.workers,
-                            names=[name, "heuristic"])
+                            names=[swap_name(args.bid_worlds, args.votes), "heuristic"])
     print_result(result)
 
 
@@ -79,7 +80,7 @@ def agree(args) -> None:
                 env.step(heuristic.act(observation, info))
                 continue
             action = net.act(observation, info)
-            if read(info, net.rules).phase == "bid" and observation["action_mask"].sum() > 1:
+            if info["infoset"]["phase"] == "bid" and observation["action_mask"].sum() > 1:
                 choices[names[action], names[heuristic.act(observation, info)], names[search.act(observation, info)]] += 1
             env.step(action)
     total = sum(choices.values())

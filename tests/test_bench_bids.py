@@ -6,7 +6,6 @@ from __future__ import annotations
 import pitch_env
 from agents.checkpoint import CheckpointAgent
 from agents.pimc import PIMCAgent
-from agents.view import read
 from bench.bids import SearchedBids
 from conftest import turns
 
@@ -25,7 +24,7 @@ def test_the_swap_agent_bids_like_the_search_and_plays_like_the_checkpoint():
             action = swapped.act(observation, info)
             expected = net.act(observation, info)
             assert alone.act(observation, info) == expected
-            if read(info, net.rules).phase == "bid":
+            if info["infoset"]["phase"] == "bid":
                 bids += 1
                 searched = search.act(observation, info)
                 assert action == searched

@@ -127,14 +127,14 @@ def make_config(values: dict[str, Any], source: str = "config") -> TrainConfig:
 def _check_ranges(cfg: TrainConfig, source: str) -> None:
     positive = ("total_steps", "num_envs", "n_steps", "batch_size", "n_epochs", "snapshot_every",
                 "snapshot_pool", "checkpoint_every", "eval_games", "imitate_workers")
+    for key in positive:
+        if getattr(cfg, key) < 1:
+            raise ConfigError(f"key {key!r} in {source} must be at least 1, got {getattr(cfg, key)}")
     if cfg.imitate_bids < 0:
         raise ConfigError(f"key 'imitate_bids' in {source} must be at least 0, got {cfg.imitate_bids}")
     if cfg.imitate_bids and not cfg.imitate:
         raise ConfigError(f"key 'imitate_bids' in {source} records the bids of the 'imitate' agent, but 'imitate' "
                           f"is empty: name the teacher (e.g. imitate: pimc:12:8) or drop imitate_bids")
-    for key in positive:
-        if getattr(cfg, key) < 1:
-            raise ConfigError(f"key {key!r} in {source} must be at least 1, got {getattr(cfg, key)}")
     if not cfg.hidden or min(cfg.hidden) < 1:
         raise ConfigError(f"key 'hidden' in {source} needs at least one layer width >= 1, got {cfg.hidden}")
     if not cfg.opponents or min(cfg.opponents.values()) < 0 or sum(cfg.opponents.values()) <= 0:

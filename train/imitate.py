@@ -83,8 +83,8 @@ def _collect_part(args) -> Demos:
 
     teachers = players(spec)
     others = players(against) if against else teachers
-    if phases is not None:  # the teacher's seats play the other phases like the rest of the table (cheaply)
-        cheap = others if against else players("heuristic")
+    # who plays a teacher's seat where it is not recorded: with phases, the rest of the table (cheaply)
+    unrecorded = teachers if phases is None else others if against else players("heuristic")
     obs = np.zeros((decisions, observer.size + hint_size(hint, size)), np.float32)
     masks = np.zeros((decisions, size), bool)
     actions = np.zeros(decisions, np.int64)
@@ -105,7 +105,7 @@ def _collect_part(args) -> Demos:
             mask = np.zeros(size, np.int8)
             mask[game.legal_actions()] = 1
             recorded = seat in seats and (phases is None or game.phase_name in phases)
-            player = teachers[seat] if recorded else others[seat] if phases is None or seat not in seats else cheap[seat]
+            player = teachers[seat] if recorded else unrecorded[seat] if seat in seats else others[seat]
             o = None if not recorded and isinstance(player, EngineHeuristic) else observer.encode(game, seat)
             action = player.act(game, seat, o)
             if recorded and i < decisions:
@@ -141,8 +141,10 @@ def collect(rules, spec: str, decisions: int, transform, seed: int, against: str
     with ``phases``, only its decisions in those phases (e.g. ``("bid",)``)."""
     workers = max(1, min(workers, decisions))
     sizes = [decisions // workers + (k < decisions % workers) for k in range(workers)]
-    seeds = [[seed, k] if phases is None else [seed, k, 1, *map(ord, ",".join(phases))] for k in range(workers)]
-    jobs = [(rules, spec, against, m, transform, seeds[k], gamma, reward, win_bonus, hint, phases)
+    # worker k's games come from the seed sequence [seed, k]; recordings of some phases only get a stream
+    # of their own (the phase names' character codes appended), so they are not the full games' deals
+    tag = [] if phases is None else [1, *map(ord, ",".join(phases))]
+    jobs = [(rules, spec, against, m, transform, [seed, k, *tag], gamma, reward, win_bonus, hint, phases)
             for k, m in enumerate(sizes)]
     if workers == 1:
         return _collect_part(jobs[0])

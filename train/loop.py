@@ -219,12 +219,12 @@ def warm_start(cfg: TrainConfig, model, run: RunDir) -> dict:
         common = dict(rules=rules, spec=cfg.imitate, transform=make_transform(cfg.observation, rules), seed=cfg.seed,
                       against=cfg.imitate_against, workers=cfg.imitate_workers, gamma=cfg.gamma,
                       reward=cfg.reward, win_bonus=cfg.win_bonus, hint=cfg.hint)
-        demos = collect(decisions=cfg.imitate_decisions, **common)
-        bids = f" + {cfg.imitate_bids:,} bids" if cfg.imitate_bids else ""
+        demos, source = collect(decisions=cfg.imitate_decisions, **common), cfg.imitate
         if cfg.imitate_bids:
             demos = Demos.concat([demos, collect(decisions=cfg.imitate_bids, phases=("bid",), **common)])
+            source += f" + {cfg.imitate_bids:,} bids"
         save_demos(run.path / "imitate.npz", demos)
-        source = f"{cfg.imitate}{bids} ({time.perf_counter() - t0:,.0f} s to record)"
+        source += f" ({time.perf_counter() - t0:,.0f} s to record)"
     acc = pretrain(model, demos, cfg.imitate_epochs, lr=cfg.imitate_lr,
                    logger=configure(str(run.tb / "imitate"), ["tensorboard"]))
     print(f"imitation of {source}: {len(demos):,} decisions, training accuracy {acc:.1%}")

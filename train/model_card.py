@@ -81,9 +81,9 @@ def _imitation_line(cfg, state: dict) -> str:
     if not im:
         return ""
     against = f" playing against `{cfg.imitate_against}`" if cfg.imitate_against else " in every seat"
-    if cfg.imitate_bids and not cfg.imitate_data:
-        against += f" ({cfg.imitate_decisions:,} in full games, {cfg.imitate_bids:,} more at bids alone)"
-    return (f"- warm start: fitted to {im['decisions']:,} decisions of `{cfg.imitate or im['source']}`{against} "
+    split = (f" ({cfg.imitate_decisions:,} in full games, {cfg.imitate_bids:,} more at bids alone)"
+             if cfg.imitate_bids and not cfg.imitate_data else "")
+    return (f"- warm start: fitted to {im['decisions']:,} decisions of `{cfg.imitate or im['source']}`{against}{split} "
             f"({cfg.imitate_epochs} epochs, training accuracy {100 * im['accuracy']:.1f}%)\n")
 
 
