@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .hint import HINTS, hint_size, policy_input
+from .policy_input import HINTS, hint_size, policy_input
 
 FORMAT = "pitch-policy/1"
 WEIGHTS_FILE = "policy.safetensors"  # name of the policy inside a checkpoint directory
@@ -30,8 +30,8 @@ class PolicyMLP:
 
     def __init__(self, weights: list[tuple[np.ndarray, np.ndarray]], activation: str, transform=None,
                  hint: str = "none"):
-        self.transform = transform  # e.g. train.canonical.SuitCanonical: applied to obs and mask, undone on the action
-        self.hint = hint  # train/hint.py: "heuristic" appends the heuristic's choice, one-hot, to the input
+        self.transform = transform  # e.g. canonical.SuitCanonical: applied to obs and mask, undone on the action
+        self.hint = hint  # policy_input.py: "heuristic" appends the heuristic's choice, one-hot, to the input
         self.layers = [(np.ascontiguousarray(w, np.float32), np.ascontiguousarray(b, np.float32)) for w, b in weights]
         self.activation = activation
         self._activation = np.tanh if activation == "tanh" else (lambda x: np.maximum(x, 0.0, out=x))
