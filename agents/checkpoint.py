@@ -1,6 +1,6 @@
 """A trained policy as an agent: ``CheckpointAgent(path, env)`` (``agents.make("checkpoint:PATH", env)``).
 
-Loads the safe format of train/policy.py (safetensors + JSON card, never pickle) and refuses,
+Loads the safe format of pitch_env/policy.py (safetensors + JSON card, never pickle) and refuses,
 with a CheckpointError naming the difference, a policy trained for other rules or layouts.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from train.policy import CheckpointError, load_policy  # noqa: F401  (CheckpointError re-exported)
+from pitch_env.policy import CheckpointError, load_policy  # noqa: F401  (CheckpointError re-exported)
 
 from .base import Agent
 

@@ -12,7 +12,7 @@ import agents
 import pitch_env
 from pitch_env.actions import ActionLayout
 from pitch_env.observer import LAYOUT_VERSION, Observer
-from train.policy import CheckpointError, PolicyMLP, load_policy, make_card, read_policy, save_policy
+from pitch_env.policy import CheckpointError, PolicyMLP, load_policy, make_card, read_policy, save_policy
 
 
 def write_policy(path, variant="setback", layout_version=LAYOUT_VERSION, **options):

@@ -14,7 +14,7 @@ import pitch_env
 from conftest import turns
 from train.config import ConfigError, load_config
 from train.loop import train
-from train.policy import atomic_write, read_policy
+from pitch_env.policy import atomic_write, read_policy
 
 CONFIGS = sorted(Path(__file__).resolve().parent.parent.joinpath("configs").glob("*.yaml"))
 TINY = ["total_steps=1024", "n_steps=256", "batch_size=256", "n_epochs=1", "hidden=[32, 32]",
@@ -122,7 +122,7 @@ def test_a_policy_that_copies_its_hint_plays_exactly_like_the_heuristic(variant,
     from pitch_env.actions import ActionLayout
     from pitch_env.observer import LAYOUT_VERSION, Observer
     from train.loop import make_env
-    from train.policy import PolicyMLP, make_card, save_policy
+    from pitch_env.policy import PolicyMLP, make_card, save_policy
 
     rules = pitch_env.rules(variant)
     n_obs, n_act = Observer(rules).size, ActionLayout(rules).size
@@ -160,7 +160,7 @@ def test_a_card_with_an_unknown_hint_is_refused(tmp_path):
 
     from pitch_env.actions import ActionLayout
     from pitch_env.observer import LAYOUT_VERSION, Observer
-    from train.policy import CheckpointError, PolicyMLP, load_policy, make_card, save_policy
+    from pitch_env.policy import CheckpointError, PolicyMLP, load_policy, make_card, save_policy
 
     rules = pitch_env.rules("setback")
     n_obs, n_act = Observer(rules).size, ActionLayout(rules).size
@@ -239,7 +239,7 @@ def test_canonical_view_shows_trump_as_clubs_and_maps_every_legal_action_back(va
     import numpy as np
 
     from pitch_env.observer import Observer
-    from train.canonical import SuitCanonical
+    from pitch_env.canonical import SuitCanonical
 
     rules = pitch_env.rules(variant)
     canon, observer = SuitCanonical(rules), Observer(rules)
@@ -268,7 +268,7 @@ def test_imitation_records_legal_canonical_decisions_and_fits_them():
 
     from train.imitate import collect, pretrain
     from train.loop import make_vec_env, new_model
-    from train.policy import make_transform
+    from pitch_env.policy import make_transform
 
     cfg = load_config(None, [*TINY, "imitate=heuristic"])
     rules = cfg.resolved_rules()

@@ -37,7 +37,7 @@ class TrainConfig:
     reward: Literal["hand", "game"] = "hand"  # hand: side's score change minus the opponents' after every hand; game: only win/loss
     win_bonus: float = 1.0  # added (won) or subtracted (lost) at the end of the game
     # ----- the observation
-    observation: Literal["plain", "suit_canonical"] = "suit_canonical"  # suit_canonical: trump shown as suit 0 (train/canonical.py)
+    observation: Literal["plain", "suit_canonical"] = "suit_canonical"  # suit_canonical: trump shown as suit 0 (pitch_env/canonical.py)
     hint: Literal["none", "heuristic"] = "none"  # heuristic: the heuristic's choice is an input too (train/hint.py)
     # ----- the network (an MLP for the policy and one for the value)
     hidden: list[int] = field(default_factory=lambda: [256, 256])  # hidden layer widths

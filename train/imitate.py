@@ -30,8 +30,9 @@ import torch
 from pitch_env.engine import Game
 
 from .config import ConfigError
-from .canonical import shown_action
-from .hint import engine_hint, hint_size, policy_input
+from pitch_env.canonical import shown_action
+from pitch_env.policy_input import hint_size, policy_input
+from .hint import engine_hint
 from .opponents import AgentOpponent, EngineHeuristic, make_agent
 from .selfplay import hand_reward
 
@@ -153,7 +154,7 @@ def collect(rules, spec: str, decisions: int, transform, seed: int, against: str
 
 
 def save_demos(path: str | Path, demos: Demos) -> None:
-    from .policy import atomic_write
+    from pitch_env.policy import atomic_write
 
     def write(tmp):
         with open(tmp, "wb") as f:

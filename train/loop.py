@@ -23,9 +23,9 @@ from pitch_env.actions import ActionLayout
 from pitch_env.observer import LAYOUT_VERSION, Observer
 
 from .config import TrainConfig, load_config, save_yaml, to_dict
-from .hint import hint_size
+from pitch_env.policy_input import hint_size
 from .opponents import OpponentPool
-from .policy import PolicyMLP, atomic_write, make_card, make_transform, read_policy, save_policy
+from pitch_env.policy import PolicyMLP, atomic_write, make_card, make_transform, read_policy, save_policy
 from .selfplay import SelfPlayEnv
 
 ACTIVATIONS = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}

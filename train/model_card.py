@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .config import load_config
 from .evaluate import compare, table
-from .policy import WEIGHTS_FILE, atomic_write, load_policy
+from pitch_env.policy import WEIGHTS_FILE, atomic_write, load_policy
 
 
 def write_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: int, workers: int, seed: int) -> str:

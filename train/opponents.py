@@ -16,7 +16,7 @@ from pitch_env.infoset import infoset
 from pitch_env.observer import Observer
 
 from .hint import engine_hint
-from .policy import PolicyMLP
+from pitch_env.policy import PolicyMLP
 
 
 class PolicyOpponent:

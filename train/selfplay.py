@@ -13,9 +13,10 @@ import numpy as np
 from pitch_env.engine import BID, PASS, Game
 from pitch_env.observer import LiveTable, Observer
 
-from .hint import engine_hint, hint_size, policy_input
+from pitch_env.policy_input import hint_size, policy_input
+from .hint import engine_hint
 from .opponents import OpponentPool
-from .policy import PolicyMLP
+from pitch_env.policy import PolicyMLP
 
 
 def hand_reward(change, side: int, scale: float) -> float:
