@@ -24,13 +24,14 @@ def _cmd_run(args) -> int:
     if main_job is not None:
         return main_job(args)
     import pitch_env
+    from pitch_env.record import game_record
     from pitch_env.render import render_record
 
     game = pitch_env.Game("setback", seed=args.seed)
     rng = random.Random(args.seed)
     while not game.is_over:
         game.apply(rng.choice(game.legal_actions()))
-    print(render_record(game.game_record()))
+    print(render_record(game_record(game)))
     return 0
 
 

@@ -6,7 +6,8 @@ as a PettingZoo AEC environment (imported lazily so the engine alone stays light
 
 from .cards import card_name, parse_card, parse_cards
 from .engine import Game, IllegalActionError
-from .record import game_record, load_record, replay, save_record
+from .record import game_record, load_record, save_record
+from .replay import replay
 from .rules import Rules, rules, variants
 
 __all__ = ["Game", "IllegalActionError", "Rules", "rules", "variants", "env", "raw_env",

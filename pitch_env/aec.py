@@ -41,6 +41,7 @@ from .engine import OVER, Game
 from .infoset import infoset
 from .lazy import LazyMapping
 from .observer import Observer, LiveTable
+from .record import game_record
 from .render import render_record, render_view
 from .rules import rules as make_rules
 
@@ -174,7 +175,7 @@ class raw_env(AECEnv):
         return mask
 
     def game_record(self) -> dict:
-        return self.game.game_record()
+        return game_record(self.game)
 
     # ---------------------------------------------------------------- AEC API
     def reset(self, seed: int | None = None, options: dict | None = None):

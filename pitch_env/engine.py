@@ -14,6 +14,7 @@ from .actions import ActionLayout
 from .cards import CARD_NAMES, cards_in, mask_of, parse_cards, trump_table
 from .rules import EXCHANGE_HAND_SIZE, Rules, rules as make_rules, validate
 from .scoring import SHOOT, game_winner, score_hand
+from .summary import HandSummary
 
 PASS = 0
 BID, DECLARE, STOCK, DISCARD, PLAY, OVER = range(6)
@@ -63,7 +64,7 @@ class Game:
         self.scores = [0] * rules.num_sides
         self.winner = None
         self.truncated = False
-        self.finished = []  # records of finished hands (record.FinishedHand mappings, never changed)
+        self.finished = []  # a HandSummary per finished hand (never changed; record.py formats them)
         self.last_result = None
         self.hand_number = 0
         fd = rules.first_dealer
@@ -150,11 +151,6 @@ class Game:
 
     def hand_cards(self, seat: int) -> list[int]:
         return cards_in(self.hands[seat])
-
-    def game_record(self) -> dict:
-        from .record import game_record
-
-        return game_record(self)
 
     # ------------------------------------------------------------------ dealing
     def _start_hand(self) -> None:
@@ -387,9 +383,16 @@ class Game:
         return best_seat
 
     # ------------------------------------------------------------------ end of hand
-    def _finish_hand(self, pitcher: int | None) -> None:
-        from .record import FinishedHand
+    def hand_summary(self) -> HandSummary:
+        """The hand in progress as it stands (``finished`` holds the finished hands); copied, as the
+        game goes on changing its own lists."""
+        return HandSummary(
+            self.hand_number, self.dealer, self.dealt, self.stock, list(self.bids), self.pitcher,
+            self.contract, self.trump, self.stock_to, [list(d) for d in self.draws],
+            [list(d) for d in self.discards], list(self.tricks), self.leader, tuple(self.trick), None,
+            tuple(self.scores))
 
+    def _finish_hand(self, pitcher: int | None) -> None:
         r = self.rules
         result = None
         winner = None
@@ -399,7 +402,12 @@ class Game:
                 self.scores[side] += change
             winner = game_winner(r, self.scores, pitcher, result.moon)
         self.last_result = result
-        self.finished = self.finished + [FinishedHand(self, result)]
+        # No copies: the next deal starts fresh lists and a finished hand's are never changed again.
+        summary = HandSummary(
+            self.hand_number, self.dealer, self.dealt, self.stock, self.bids, self.pitcher, self.contract,
+            self.trump, self.stock_to, self.draws, self.discards, self.tricks, None, (), result,
+            tuple(self.scores))
+        self.finished = self.finished + [summary]
         if winner is not None:
             self.winner = winner
         elif self.hand_number >= r.max_hands:

@@ -11,6 +11,7 @@ import random
 import pytest
 
 from pitch_env import Game, parse_cards
+from pitch_env.record import hand_record
 
 DECK_54 = ("2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC AC 2D 3D 4D 5D 6D 7D 8D 9D TD JD QD KD AD "
            "2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AH 2S 3S 4S 5S 6S 7S 8S 9S TS JS QS KS AS LJ BJ").split()
@@ -63,7 +64,7 @@ def play_out(g: Game) -> Game:
 def last_hand(g: Game) -> dict:
     """The record of the last finished hand."""
     assert g.finished, "no hand has been finished yet"
-    return g.finished[-1]
+    return hand_record(g.finished[-1], g.rules)
 
 
 def awards(hand: dict) -> dict[str, dict]:

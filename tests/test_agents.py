@@ -180,7 +180,7 @@ def test_a_world_built_from_the_infoset_and_the_true_hands_plays_like_the_real_g
                     action = rng.choice(real.legal_actions())
                     real.apply(action)
                     world.apply(action)
-                assert world.finished[-1]["awards"] == real.finished[-1]["awards"]
+                assert world.finished[-1].result.awards == real.finished[-1].result.awards
                 assert world.scores == real.scores
                 checked += 1
             game.apply(rng.choice(game.legal_actions()))

@@ -6,7 +6,7 @@ opens at seat 1. Every seat plays for itself unless a test says otherwise.
 
 import pytest
 
-from pitch_env import IllegalActionError, rules
+from pitch_env import IllegalActionError, game_record, rules
 
 from conftest import act, awards, bids, deal, game, last_hand, legal, play_out, plays, tricks
 
@@ -51,9 +51,9 @@ def test_a_bid_of_4_pitches_and_closes_the_auction_at_once():
     g = game("auction", FOUR)
     bids(g, "4")
     assert g.phase_name == "play" and g.pitcher == 1 and g.current_seat == 1
-    assert g.game_record()["hands"][0]["bids"] == [{"seat": 1, "bid": "4"}]
+    assert game_record(g)["hands"][0]["bids"] == [{"seat": 1, "bid": "4"}]
     act(g, "play AH")  # the pitched card leads and sets trump
-    assert g.game_record()["hands"][0]["trump"] == "H"
+    assert game_record(g)["hands"][0]["trump"] == "H"
 
 
 def test_stuck_dealer_must_bid_at_least_2_when_nobody_bid():
@@ -73,7 +73,7 @@ def test_dealer_may_steal_by_bidding_the_high_bid():
     assert legal(g) == {"pass", "bid 2", "bid 3", "bid 4"}  # steal, raise, or pass
     bids(g, "2")
     assert (g.pitcher, g.contract) == (0, 2)
-    assert g.game_record()["hands"][0]["bids"][-1] == {"seat": 0, "bid": "2"}
+    assert game_record(g)["hands"][0]["bids"][-1] == {"seat": 0, "bid": "2"}
 
 
 def test_dealer_may_also_pass_after_a_bid():

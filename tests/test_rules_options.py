@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import pitch_env
-from pitch_env import Game, rules
+from pitch_env import Game, game_record, rules
 
 from conftest import bids, deal, game, legal
 
@@ -117,7 +117,7 @@ def test_rules_can_be_built_from_rules_and_game_takes_options():
     r = rules(rules("auction", num_players=6), partnerships=True)
     assert (r.variant, r.num_players, r.num_sides) == ("auction", 6, 2)
     g = Game("auction", seed=1, num_players=5, target_score=11)
-    record = g.game_record()
+    record = game_record(g)
     assert record["variant"] == "auction" and record["rules"]["num_players"] == 5
     assert record["rules"]["target_score"] == 11 and len(record["sides"]) == 5
 
@@ -137,7 +137,7 @@ def test_all_pass_stick_dealer_can_be_chosen_for_setback():
 def test_all_pass_redeal_can_be_chosen_for_auction():
     g = game("auction", all_pass="redeal")
     bids(g, "pass", "pass", "pass", "pass")
-    assert g.hand_number == 2 and g.game_record()["hands"][0]["pitcher"] is None
+    assert g.hand_number == 2 and game_record(g)["hands"][0]["pitcher"] is None
 
 
 def test_a_shoot_closes_a_numeric_closing_bid_too():

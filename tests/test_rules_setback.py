@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from pitch_env import Game, IllegalActionError, card_name, parse_card, rules
+from pitch_env import Game, IllegalActionError, card_name, game_record, parse_card, rules
 from pitch_env.cards import GAME_POINTS
 from pitch_env.scoring import game_winner
 
@@ -59,7 +59,7 @@ def test_partners_sit_alternately():
 
 
 def test_points_bids_and_scores_belong_to_sides():
-    record = play_d1().game_record()
+    record = game_record(play_d1())
     assert record["sides"] == [[0, 2], [1, 3]]
     jack = awards(record["hands"][0])["jack"]
     assert (jack["seat"], jack["side"]) == (1, 1)
@@ -84,7 +84,7 @@ def test_the_deal_passes_left_after_every_hand_including_a_thrown_in_hand():
     assert (g.hand_number, g.dealer, g.current_seat) == (2, 1, 2)
     bids(g, "pass", "pass", "pass", "pass")  # thrown in again
     assert (g.hand_number, g.dealer, g.current_seat) == (3, 2, 3)
-    assert [h["dealer"] for h in g.game_record()["hands"]] == [0, 1, 2]
+    assert [h["dealer"] for h in game_record(g)["hands"]] == [0, 1, 2]
 
 
 def test_the_deal_passes_left_after_a_played_hand():
@@ -202,7 +202,7 @@ def test_setback_dealer_may_not_steal_an_equal_bid():
 def test_all_pass_redeal_throws_the_hand_in_with_no_score():
     g = game("setback", HAND_D1, target_score=11)
     bids(g, "pass", "pass", "pass", "pass")
-    hand = g.game_record()["hands"][0]
+    hand = game_record(g)["hands"][0]
     assert hand["bids"] == [{"seat": s, "bid": "pass"} for s in (1, 2, 3, 0)]
     assert (hand["pitcher"], hand["contract"], hand["trump"]) == (None, None, None)
     assert hand["tricks"] == [] and hand["awards"] == []
@@ -251,7 +251,7 @@ def test_pitcher_leads_any_card_and_its_suit_becomes_trump():
     assert legal(g) == plays("AH", "2H", "QS", "4C", "5C", "6C")
     assert g.trump is None
     act(g, "play QS")
-    assert g.game_record()["hands"][0]["trump"] == "S"
+    assert game_record(g)["hands"][0]["trump"] == "S"
 
 
 # ======================================================================= §3.4 no follow-suit
@@ -347,7 +347,7 @@ def test_bidder_short_of_the_bid_is_set_back_by_the_bid_and_gains_nothing():
 def test_scores_may_go_negative():
     g = play_d1(low_to="capturer")
     assert g.scores == [-2, 3]
-    assert g.game_record()["hands"][0]["scores"] == [-2, 3]
+    assert game_record(g)["hands"][0]["scores"] == [-2, 3]
 
 
 # ======================================================================= §3.7 end of the game
@@ -401,7 +401,7 @@ def test_highest_score_wins_when_the_bidder_is_not_at_the_target():
 def test_illegal_action_raises_naming_it_and_the_legal_ones_and_changes_nothing():
     g = game("setback", HAND_D1)
     bids(g, "2")
-    before_record, before_legal = g.game_record(), list(g.legal_actions())
+    before_record, before_legal = game_record(g), list(g.legal_actions())
     with pytest.raises(IllegalActionError) as e:
         act(g, "bid 1")
     assert isinstance(e.value, ValueError)
@@ -415,7 +415,7 @@ def test_illegal_action_raises_naming_it_and_the_legal_ones_and_changes_nothing(
         g.apply(float(g.legal_actions()[0]))
     with pytest.raises(IllegalActionError, match="apply_name"):
         g.apply("pass")
-    assert g.game_record() == before_record and g.legal_actions() == before_legal
+    assert game_record(g) == before_record and g.legal_actions() == before_legal
 
 
 def test_playing_a_card_not_held_is_illegal():
@@ -429,16 +429,16 @@ def test_no_action_is_accepted_after_the_game_is_over():
     g = play_d1(target_score=2)
     assert g.is_over and g.winner == 0  # both sides at 2: bidder goes out
     assert g.legal_actions() == [] and g.current_seat is None
-    record = g.game_record()
+    record = game_record(g)
     with pytest.raises(IllegalActionError, match="game is over"):
         g.apply(0)
-    assert g.game_record() == record
+    assert game_record(g) == record
 
 
 def test_game_truncated_at_max_hands_has_no_winner():
     g = game("setback", HAND_D1, max_hands=1)
     bids(g, "pass", "pass", "pass", "pass")  # a thrown-in hand counts toward max_hands
-    record = g.game_record()
+    record = game_record(g)
     assert g.is_over and record["truncated"] is True and record["winner"] is None
     with pytest.raises(IllegalActionError, match="truncated"):
         g.apply(0)

@@ -8,7 +8,7 @@ are AH KH QH JH, JD (the off-jack), BJ LJ, TH 9H … 2H.
 
 import pytest
 
-from pitch_env import IllegalActionError, rules
+from pitch_env import IllegalActionError, game_record, rules
 from pitch_env.cards import card_name, parse_card, trump_table
 from pitch_env.infoset import infoset
 from pitch_env.scoring import game_winner, point_card_values
@@ -94,7 +94,7 @@ def play_short(bid="5", **options):
 
 def last_or_current(g):
     """The record of the hand being played (or the last one, once the game is over)."""
-    return g.game_record()["hands"][-1]
+    return game_record(g)["hands"][-1]
 
 
 # ======================================================================= §5.1 deck and players
@@ -169,7 +169,7 @@ def test_off_jack_follows_as_trump_under_follow_or_trump():
 def test_ten_point_deals_9_cards_each_and_18_form_the_stock():
     g = game("ten_point", seed=11)
     assert [len(h) for h in g.dealt] == [9, 9, 9, 9] and len(g.stock) == 18
-    assert len(g.game_record()["hands"][0]["stock"]) == 18
+    assert len(game_record(g)["hands"][0]["stock"]) == 18
 
 
 # ======================================================================= §5.4 bidding
@@ -199,7 +199,7 @@ def test_bidding_ends_at_once_when_someone_shoots():
     g = game("ten_point", SEVEN_TRUMPS)
     bids(g, "shoot")
     assert (g.pitcher, g.phase_name) == (1, "declare")
-    assert g.game_record()["hands"][0]["bids"] == [{"seat": 1, "bid": "shoot"}]
+    assert game_record(g)["hands"][0]["bids"] == [{"seat": 1, "bid": "shoot"}]
 
 
 # ======================================================================= §5.5 trump
