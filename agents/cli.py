@@ -6,7 +6,8 @@ import random
 import sys
 
 import pitch_env
-from pitch_env.record import FORMAT, load_record, save_record
+from pitch_env.record import RecordError, load_record, save_record
+from pitch_env.replay import replay
 from pitch_env.render import render_hand, render_record
 
 
@@ -235,13 +236,12 @@ def _save(raw, path, write) -> None:
 def cmd_replay(args) -> int:
     try:
         record = load_record(args.file)
-    except FileNotFoundError:
-        return _fail(f"no such file: {args.file}")
-    except ValueError as e:
+    except RecordError as e:
         return _fail(str(e))
-    if not isinstance(record, dict) or record.get("format") != FORMAT:
-        found = record.get("format") if isinstance(record, dict) else type(record).__name__
-        return _fail(f"{args.file} is not a pitch game record: format {found!r}, expected {FORMAT!r}")
+    try:
+        replay(record)  # every move legal, every winner, award and score what the rules give
+    except RecordError as e:
+        return _fail(f"{args.file}: {e}")
     if args.hand is None:
         print(render_record(record))
         return 0
