@@ -10,15 +10,25 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import reprlib
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
+from .canonical import NAME as CANONICAL
 from .policy_input import HINTS, hint_size, policy_input
 
 FORMAT = "pitch-policy/1"
 WEIGHTS_FILE = "policy.safetensors"  # name of the policy inside a checkpoint directory
+TRANSFORMS = (None, "plain", CANONICAL)  # observation transforms a card may name (make_transform)
+
+
+def _relu(x: np.ndarray) -> np.ndarray:
+    return np.maximum(x, 0.0, out=x)
+
+
+ACTIVATIONS = {"relu": _relu, "tanh": np.tanh}
 
 
 class CheckpointError(ValueError):
@@ -33,8 +43,10 @@ class PolicyMLP:
         self.transform = transform  # e.g. canonical.SuitCanonical: applied to obs and mask, undone on the action
         self.hint = hint  # policy_input.py: "heuristic" appends the heuristic's choice, one-hot, to the input
         self.layers = [(np.ascontiguousarray(w, np.float32), np.ascontiguousarray(b, np.float32)) for w, b in weights]
+        if activation not in ACTIVATIONS:  # never fall back to another one: the policy would play differently
+            raise ValueError(f"unknown activation {activation!r}; known: {', '.join(ACTIVATIONS)}")
         self.activation = activation
-        self._activation = np.tanh if activation == "tanh" else (lambda x: np.maximum(x, 0.0, out=x))
+        self._activation = ACTIVATIONS[activation]
 
     def logits(self, obs: np.ndarray) -> np.ndarray:
         x = obs
@@ -173,20 +185,110 @@ def read_policy(path: str | Path) -> tuple[PolicyMLP, dict]:
         card = json.loads(meta["pitch_card"])
     except json.JSONDecodeError as e:
         raise CheckpointError(f"checkpoint {str(p)!r}: its card is not valid JSON ({e}); the file is corrupted") from None
+    except RecursionError:
+        raise CheckpointError(f"checkpoint {str(p)!r}: its card nests too deeply to be a pitch card; {_FIX}") from None
+    if not isinstance(card, dict):
+        raise CheckpointError(f"checkpoint {str(p)!r}: its card is a JSON {type(card).__name__}, not an object; "
+                              f"the file was not written by `pitch train`")
     if card.get("format") != FORMAT:
-        raise CheckpointError(f"checkpoint {str(p)!r} has format {card.get('format')!r}; this version reads {FORMAT!r}")
+        raise CheckpointError(f"checkpoint {str(p)!r} has format {_short(card.get('format'))}; this version reads "
+                              f"{FORMAT!r}")
     if _digest(tensors) != card.get("sha256"):
         raise CheckpointError(f"checkpoint {str(p)!r} is corrupted: its weights do not match the checksum in its card")
-    n = len(tensors) // 2
-    try:
-        layers = [(tensors[f"layer{i}.weight"], tensors[f"layer{i}.bias"]) for i in range(n)]
-    except KeyError as e:
-        raise CheckpointError(f"checkpoint {str(p)!r} lacks tensor {e}; the file is corrupted") from None
-    policy = PolicyMLP(layers, card["network"]["activation"], hint=card.get("observation", {}).get("hint", "none"))
-    if policy.shape != card["network"]["shape"]:
-        raise CheckpointError(f"checkpoint {str(p)!r}: network shape {policy.shape} differs from its card "
-                              f"{card['network']['shape']}")
+    where = f"checkpoint {str(p)!r}"
+    check_card(card, where)
+    layers = check_tensors(tensors, card["network"]["shape"], where)
+    policy = PolicyMLP(layers, card["network"]["activation"], hint=card["observation"].get("hint", "none"))
     return policy, card
+
+
+_FIX = "the file is inconsistent (crafted or written by another program); re-export it from its training run"
+
+
+_repr = reprlib.Repr()  # bounded: a crafted card may hold huge or deeply nested values
+_repr.maxlevel, _repr.maxlist, _repr.maxdict, _repr.maxstring, _repr.maxother = 2, 6, 4, 40, 40
+
+
+def _short(value) -> str:
+    return _repr.repr(value)
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def check_card(card: dict, where: str) -> None:
+    """Every field of the card that loading reads, with its type and a known value; CheckpointError otherwise."""
+    def need(obj, key, ok, what, at):
+        if not isinstance(obj, dict) or key not in obj:
+            raise CheckpointError(f"{where}: its card lacks {at}{key}; {_FIX}")
+        if not ok(obj[key]):
+            raise CheckpointError(f"{where}: its card's {at}{key} is {_short(obj[key])}, expected {what}; {_FIX}")
+        return obj[key]
+
+    def section(key):
+        return need(card, key, lambda v: isinstance(v, dict), "an object", "")
+
+    need(card, "variant", lambda v: isinstance(v, str), "a string", "")
+    rules = section("rules")
+    for key, value in rules.items():
+        if not (value is None or isinstance(value, (str, int, float))):
+            raise CheckpointError(f"{where}: its card's rules.{_short(key)} is {_short(value)}, expected one value; "
+                                  f"{_FIX}")
+    need(rules, "num_players", _is_int, "an integer", "rules.")
+    obs = section("observation")
+    need(obs, "layout_version", _is_int, "an integer", "observation.")
+    need(obs, "size", lambda v: _is_int(v) and v > 0, "a positive integer", "observation.")
+    transform = obs.get("transform")
+    if transform not in TRANSFORMS:
+        raise CheckpointError(f"{where} uses observation transform {_short(transform)}, which this version does not "
+                              f"know (known: plain, {CANONICAL})")
+    hint = obs.get("hint", "none")
+    if hint not in HINTS:
+        raise CheckpointError(f"{where} reads a {_short(hint)} hint, which this version does not know (known: "
+                              f"{', '.join(HINTS)})")
+    actions = need(section("actions"), "size", lambda v: _is_int(v) and v > 0, "a positive integer", "actions.")
+    net = section("network")
+    shape = need(net, "shape", lambda v: isinstance(v, list) and len(v) >= 2 and all(_is_int(x) and x > 0 for x in v),
+                 "a list of two or more positive integers (inputs, hidden sizes, actions)", "network.")
+    need(net, "activation", lambda v: isinstance(v, str) and v in ACTIVATIONS, f"one of {', '.join(ACTIVATIONS)}",
+         "network.")
+    need(card, "training_steps", lambda v: _is_int(v) and v >= 0, "a count of steps", "")
+    if not isinstance(card.get("config", {}), dict):
+        raise CheckpointError(f"{where}: its card's config is {_short(card['config'])}, expected an object; {_FIX}")
+    inputs = obs["size"] + hint_size(hint, actions)
+    if shape[0] != inputs or shape[-1] != actions:
+        raise CheckpointError(f"{where}: its network shape {shape} does not fit its own card (observation "
+                              f"{obs['size']} + {hint!r} hint = {inputs} inputs, {actions} actions); {_FIX}")
+
+
+def check_tensors(tensors: dict, shape: list[int], where: str) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The (weight, bias) layers of ``shape``: exactly the tensors it needs, float32, the right shapes, finite."""
+    if not tensors:
+        raise CheckpointError(f"{where} holds no tensors; {_FIX}")
+    names = [f"layer{i}.{part}" for i in range(len(shape) - 1) for part in ("weight", "bias")]
+    missing = [n for n in names if n not in tensors]
+    if missing:
+        raise CheckpointError(f"{where} lacks tensor {missing[0]} (its card's network {shape} needs {len(names)}); "
+                              f"{_FIX}")
+    extra = sorted(set(tensors) - set(names))
+    if extra:
+        raise CheckpointError(f"{where} holds tensor {_short(extra[0])}, which a {shape} network does not have; {_FIX}")
+    layers = []
+    for i in range(len(shape) - 1):
+        w, b = tensors[f"layer{i}.weight"], tensors[f"layer{i}.bias"]
+        for name, t, want in ((f"layer{i}.weight", w, (shape[i + 1], shape[i])),
+                              (f"layer{i}.bias", b, (shape[i + 1],))):
+            if t.dtype != np.float32:
+                raise CheckpointError(f"{where}: tensor {name} holds {t.dtype} values; a pitch policy stores float32; "
+                                      f"{_FIX}")
+            if t.shape != want:
+                raise CheckpointError(f"{where}: tensor {name} has shape {list(t.shape)}, but the card's network "
+                                      f"{shape} needs {list(want)}; {_FIX}")
+            if not np.isfinite(t).all():
+                raise CheckpointError(f"{where}: tensor {name} holds NaN or infinite weights; {_FIX}")
+        layers.append((w, b))
+    return layers
 
 
 def check_fits(card: dict, rules, observer_size: int, layout_version: int, action_size: int, where: str) -> None:

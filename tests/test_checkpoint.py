@@ -12,7 +12,7 @@ import agents
 import pitch_env
 from pitch_env.actions import ActionLayout
 from pitch_env.observer import LAYOUT_VERSION, Observer
-from pitch_env.policy import CheckpointError, PolicyMLP, load_policy, make_card, read_policy, save_policy
+from pitch_env.policy import CheckpointError, PolicyMLP, _digest, load_policy, make_card, read_policy, save_policy
 
 
 def write_policy(path, variant="setback", layout_version=LAYOUT_VERSION, **options):
@@ -113,3 +113,95 @@ def test_the_card_is_plain_json_in_the_safetensors_header(tmp_path):
     assert card["observation"]["layout_version"] == LAYOUT_VERSION
     assert card["observation"]["size"] == Observer(pitch_env.rules("setback")).size
     assert card["network"]["shape"][-1] == ActionLayout(pitch_env.rules("setback")).size
+
+
+# ---------------------------------------------------------------- correct checksum, inconsistent contents
+
+def crafted(path, change_tensors=None, change_card=None, card_json=None):
+    """A policy file whose checksum is right for whatever it holds, so only the consistency checks can
+    catch what ``change_tensors``/``change_card`` did to a good setback policy."""
+    from safetensors.numpy import save_file
+
+    rules = pitch_env.rules("setback")
+    obs, act = Observer(rules).size, ActionLayout(rules).size
+    rng = np.random.default_rng(0)
+    tensors = {"layer0.weight": rng.normal(size=(16, obs)).astype(np.float32), "layer0.bias": np.zeros(16, np.float32),
+               "layer1.weight": rng.normal(size=(act, 16)).astype(np.float32), "layer1.bias": np.zeros(act, np.float32)}
+    card = make_card(rules, PolicyMLP([(tensors["layer0.weight"], tensors["layer0.bias"]),
+                                       (tensors["layer1.weight"], tensors["layer1.bias"])], "relu"),
+                     5, {}, obs, LAYOUT_VERSION, act)
+    if change_tensors:
+        change_tensors(tensors)
+    if change_card:
+        change_card(card)
+    card = dict(card, sha256=_digest(tensors)) if isinstance(card, dict) else card
+    save_file(tensors, str(path), metadata={"pitch_card": card_json or json.dumps(card)})
+    return path
+
+
+def refused(path, match):
+    with pytest.raises(CheckpointError, match=match) as e:
+        load_policy(path, pitch_env.rules("setback"))
+    assert "\n" not in str(e.value)
+    return str(e.value)
+
+
+def test_the_crafting_helper_makes_a_loadable_file_when_nothing_is_changed(tmp_path):
+    policy, card = load_policy(crafted(tmp_path / "p.safetensors"), pitch_env.rules("setback"))
+    assert card["training_steps"] == 5 and policy.activation == "relu"
+
+
+@pytest.mark.parametrize("change, match", [
+    (lambda t: t.update({"layer0.weight": t["layer0.weight"][:, :-1].copy()}),
+     r"tensor layer0.weight has shape \[16, \d+\], but the card's network .* needs \[16, \d+\]"),
+    (lambda t: t.update({"layer1.weight": t["layer1.weight"].T.copy()}), "tensor layer1.weight has shape"),
+    (lambda t: t.update({"layer0.bias": t["layer0.bias"].reshape(1, 16)}),
+     r"tensor layer0.bias has shape \[1, 16\], but .* needs \[16\]"),
+    (lambda t: t.pop("layer1.bias"), "lacks tensor layer1.bias"),
+    (lambda t: t.clear(), "holds no tensors"),
+    (lambda t: t.update(extra=np.zeros(3, np.float32)), "holds tensor 'extra', which a .* network does not have"),
+    (lambda t: t.update({"layer0.weight": t["layer0.weight"].astype(np.int32)}), "layer0.weight holds int32 values"),
+    (lambda t: t.update({"layer0.weight": t["layer0.weight"].astype(np.float64)}), "holds float64 values"),
+    (lambda t: t["layer1.bias"].__setitem__(3, np.nan), "layer1.bias holds NaN or infinite weights"),
+    (lambda t: t["layer0.weight"].__setitem__((0, 0), np.inf), "layer0.weight holds NaN or infinite weights"),
+])
+def test_inconsistent_tensors_are_refused_at_load(tmp_path, change, match):
+    refused(crafted(tmp_path / "p.safetensors", change_tensors=change), match)
+
+
+@pytest.mark.parametrize("change, match", [
+    (lambda c: c["network"].update(activation="sigmoid"),
+     "network.activation is 'sigmoid', expected one of relu, tanh"),
+    (lambda c: c["network"].update(activation=["relu"]), "network.activation is \\['relu'\\]"),
+    (lambda c: c.pop("network"), "its card lacks network"),
+    (lambda c: c.pop("rules"), "its card lacks rules"),
+    (lambda c: c.update(rules=["setback"]), "its card's rules is \\['setback'\\], expected an object"),
+    (lambda c: c["rules"].update(num_players="4"), "rules.num_players is '4', expected an integer"),
+    (lambda c: c["rules"].update(target_score={"a": 1}), "rules.'target_score' is .*expected one value"),
+    (lambda c: c["network"].update(shape="16"), "network.shape is '16', expected a list"),
+    (lambda c: c["network"].update(shape=[1.5, 2]), "network.shape is \\[1.5, 2\\], expected a list"),
+    (lambda c: c.update(training_steps="many"), "training_steps is 'many', expected a count of steps"),
+    (lambda c: c.update(variant=3), "variant is 3, expected a string"),
+    (lambda c: c["observation"].update(hint="oracle"), "reads a 'oracle' hint, which this version does not know"),
+    (lambda c: c["observation"].update(transform="mirror_world"), "transform 'mirror_world'"),
+    (lambda c: c["observation"].update(size=c["observation"]["size"] + 1), "does not fit its own card"),
+    (lambda c: c.update(config=[]), "its card's config is \\[\\], expected an object"),
+])
+def test_an_inconsistent_card_is_refused_at_load(tmp_path, change, match):
+    refused(crafted(tmp_path / "p.safetensors", change_card=change), match)
+
+
+def test_a_card_that_is_not_an_object_is_refused(tmp_path):
+    refused(crafted(tmp_path / "p.safetensors", card_json="[1, 2]"), "its card is a JSON list, not an object")
+    refused(crafted(tmp_path / "q.safetensors", card_json="[" * 5000 + "]" * 5000), "nests too deeply")
+
+
+def test_read_policy_alone_refuses_an_unknown_activation(tmp_path):
+    path = crafted(tmp_path / "p.safetensors", change_card=lambda c: c["network"].update(activation="sigmoid"))
+    with pytest.raises(CheckpointError, match="sigmoid"):
+        read_policy(path)  # what a warm start or resume reads, before any rules are known
+
+
+def test_a_policy_never_plays_an_unknown_activation_as_another():
+    with pytest.raises(ValueError, match="unknown activation 'sigmoid'"):
+        PolicyMLP([(np.zeros((2, 3), np.float32), np.zeros(2, np.float32))], "sigmoid")
