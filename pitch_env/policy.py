@@ -286,7 +286,8 @@ def check_tensors(tensors: dict, shape: list[int], where: str) -> list[tuple[np.
                 raise CheckpointError(f"{where}: tensor {name} has shape {list(t.shape)}, but the card's network "
                                       f"{shape} needs {list(want)}; {_FIX}")
             if not np.isfinite(t).all():
-                raise CheckpointError(f"{where}: tensor {name} holds NaN or infinite weights; {_FIX}")
+                raise CheckpointError(f"{where}: tensor {name} holds NaN or infinite weights (training diverged, or "
+                                      f"the file was altered); export an earlier checkpoint of the run")
         layers.append((w, b))
     return layers
 

@@ -1,4 +1,4 @@
-"""The JSON game record of GAME_RECORD.md: formatting the engine's hand summaries, saving and loading.
+"""The JSON game record of docs/record.md: formatting the engine's hand summaries, saving and loading.
 
 Records are built from the engine's plain state; nothing here changes a game. Replaying and checking
 a record against the rules is replay.py's job.

@@ -14,7 +14,7 @@ from .engine import Game
 from .record import FORMAT, RecordError, game_record, hand_record
 from .rules import rules as make_rules
 
-HOW = "records are written by `pitch play --save` or pitch_env.game_record (docs/GAME_RECORD.md)"
+HOW = "records are written by `pitch play --save` or pitch_env.game_record (docs/record.md)"
 
 _repr = reprlib.Repr()  # bounded: a crafted value may be huge or nested a thousand deep
 _repr.maxlevel, _repr.maxlist, _repr.maxdict, _repr.maxstring, _repr.maxother = 2, 8, 4, 40, 40
@@ -81,7 +81,7 @@ def _card_lists(obj: dict, key: str, where: str) -> None:
 
 
 def check_record(record) -> None:
-    """The record's shape: every key of GAME_RECORD.md with its type, and cards that are cards.
+    """The record's shape: every key of docs/record.md with its type, and cards that are cards.
     Raises RecordError naming the first key that is missing or wrong."""
     if not isinstance(record, dict):
         raise RecordError(f"a game record is a JSON object, not {type(record).__name__}; {HOW}")

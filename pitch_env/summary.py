@@ -1,7 +1,7 @@
 """What the engine keeps of each hand: the plain facts (cards as ints, bids as the engine's ints).
 
 Search finishes thousands of hands and never reads them, so the engine only gathers references
-here; record.py formats a summary as the JSON record of docs/GAME_RECORD.md when someone asks.
+here; record.py formats a summary as the JSON record of docs/record.md when someone asks.
 """
 
 from __future__ import annotations
