@@ -1,8 +1,9 @@
 """The exported policy: an MLP in safetensors with a JSON card, and its cheap numpy forward pass.
 
 Loading never unpickles code: the file holds tensors and a JSON card (variant, full rules, observation
-layout version and size, action layout size, network shape, training steps, config). Any mismatch
-with the game it is loaded for, or a damaged file, raises CheckpointError saying which and why.
+layout version and size, action layout size, network shape, training steps, config). A damaged file,
+contents that contradict the card (checked field by field and tensor by tensor at load, whatever the
+checksum says), or a mismatch with the game it is loaded for raise CheckpointError saying which and why.
 """
 
 from __future__ import annotations
