@@ -57,7 +57,7 @@ def _played_record(variant: str) -> dict:
     rng = random.Random(0)
     while not g.is_over:
         g.apply(rng.choice(g.legal_actions()))
-    return g.game_record()
+    return pitch_env.game_record(g)
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
