@@ -54,10 +54,6 @@ def suit_of(card: int) -> int:
     return card // 13 if card < 52 else -1
 
 
-def rank_of(card: int) -> int:
-    return card % 13 if card < 52 else -1
-
-
 def mask_of(cards) -> int:
     m = 0
     for c in cards:
@@ -73,10 +69,6 @@ def cards_in(mask: int) -> list[int]:
         out.append(low.bit_length() - 1)
         mask ^= low
     return out
-
-
-def deck_cards(deck: int) -> list[int]:
-    return list(range(deck))
 
 
 SUIT_MASKS = tuple(((1 << 13) - 1) << (13 * s) for s in range(4))

@@ -1,8 +1,9 @@
-"""RULES.md §2: the presets' defaults, overrides, and the errors for impossible rule sets.
+"""docs/rules.md §2: the presets' defaults, overrides, and the errors for impossible rule sets.
 
 Every refused option must name itself, the bad value and what is allowed.
 """
 
+import ast
 import dataclasses
 import re
 from pathlib import Path
@@ -14,7 +15,8 @@ from pitch_env import Game, game_record, rules
 
 from conftest import bids, deal, game, legal
 
-# RULES.md §2, transcribed: option -> (setback, auction, ten_point), at the default 4 players.
+# The presets as the rules require them: option -> (setback, auction, ten_point), at the default 4
+# players. Kept beside the docs' own table on purpose: changing a preset must change both.
 TABLE = {
     "num_players": (4, 4, 4),
     "partnerships": (True, False, True),
@@ -36,7 +38,7 @@ TABLE = {
     "win_rule": ("first_to_target", "pitcher_only", "first_to_target"),
     "max_hands": (200, 200, 200),
 }
-# Options this project added where the seeds are silent (docs/rules.md): the same three presets.
+# Options this project added where the rule texts are silent (docs/rules.md §2): the same three presets.
 PROJECT_OPTIONS = {
     "off_jack": (False, False, True),
     "first_dealer": (0, 0, 0),
@@ -49,7 +51,7 @@ def test_variants_are_the_three_presets():
 
 
 @pytest.mark.parametrize("option", sorted(TABLE) + sorted(PROJECT_OPTIONS))
-def test_preset_defaults_are_the_rules_md_table(option):
+def test_preset_defaults_are_the_rules_table(option):
     expected = {**TABLE, **PROJECT_OPTIONS}[option]
     assert tuple(getattr(rules(v), option) for v in VARIANTS) == expected
 
@@ -59,42 +61,38 @@ def test_every_rules_option_is_in_the_table():
     assert fields == set(TABLE) | set(PROJECT_OPTIONS)
 
 
-def _rules_md() -> Path | None:
-    for base in (Path(__file__).resolve().parents[2] / "shared", Path("/work/shared")):
-        if (base / "RULES.md").is_file():
-            return base / "RULES.md"
-    return None
+RULES_DOC = Path(__file__).resolve().parents[1] / "docs" / "rules.md"
 
 
-def _first_value(cell: str):
-    """The default a RULES.md table cell starts with: ``4 (2–4)`` → 4, ```shoot``` → "shoot"."""
-    token = re.match(r"`?([\w.]+)`?", cell.strip()).group(1)
-    if token in ("True", "False"):
-        return token == "True"
-    if token.isdigit():
-        return int(token)
-    return token
+def _documented_defaults() -> dict[str, tuple]:
+    """docs/rules.md §2's table of preset defaults: option -> (setback, auction, ten_point).
 
-
-@pytest.mark.skipif(_rules_md() is None, reason="RULES.md is not beside this checkout")
-def test_preset_defaults_match_rules_md_as_written():
+    Each cell is a Python literal in backticks, so the table reads the same to a person and here.
+    """
+    header = "| option | " + " | ".join(VARIANTS) + " |"
+    lines = RULES_DOC.read_text(encoding="utf-8").splitlines()
+    assert header in lines, f"docs/rules.md has no table headed {header!r}"
     rows = {}
-    for line in _rules_md().read_text().splitlines():
+    for line in lines[lines.index(header) + 2:]:
+        if not line.startswith("|"):
+            break
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) == 5 and cells[0].startswith("`"):
-            rows[cells[0]] = cells[2:]
-    assert rows, "RULES.md §2 table not found"
-    for key, cells in rows.items():
-        names = re.findall(r"`(\w+)`", key)
-        for variant, cell in zip(VARIANTS, cells):
-            if names == ["min_bid", "max_bid"]:
-                low, high = (int(x) for x in cell.split(","))
-                assert (rules(variant).min_bid, rules(variant).max_bid) == (low, high)
-                continue
-            value = _first_value(cell)
-            if names == ["bid_ends_auction"] and value == "none":
-                value = None
-            assert getattr(rules(variant), names[0]) == value, (variant, names[0], cell)
+        assert len(cells) == 4 and all(re.fullmatch(r"`[^`]+`", c) for c in cells), line
+        option, *values = (c.strip("`") for c in cells)
+        assert option not in rows, f"docs/rules.md §2 lists {option} twice"
+        rows[option] = tuple(ast.literal_eval(v) for v in values)
+    return rows
+
+
+def test_preset_defaults_match_docs_rules_md_as_written():
+    documented = _documented_defaults()
+    fields = {f.name for f in dataclasses.fields(pitch_env.Rules)} - {"variant"}
+    assert set(documented) == fields, "docs/rules.md §2 must list every option of pitch_env.Rules once"
+    for option, values in documented.items():
+        actual = tuple(getattr(rules(v), option) for v in VARIANTS)
+        # type() as well as ==: True == 1 and 52.0 == 52 would hide a wrong cell.
+        assert [(type(a), a) for a in actual] == [(type(d), d) for d in values], (
+            f"docs/rules.md §2 says {option} defaults to {values} for {VARIANTS}, the presets give {actual}")
 
 
 # ======================================================================= overrides
