@@ -2,48 +2,77 @@
 
 from __future__ import annotations
 
+import argparse
+import os
 import random
 import sys
+import tempfile
+from pathlib import Path
 
 import pitch_env
 from pitch_env.record import FORMAT, load_record, save_record
 from pitch_env.render import render_hand, render_record
 
 
+class _Help(argparse.HelpFormatter):
+    """Shows each option's default, except flags and options whose default is "not given"."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if "default" in text or action.nargs == 0 or action.default in (None, [], argparse.SUPPRESS):
+            return text
+        return text + " (default: %(default)s)"
+
+
 def register(subparsers) -> None:
-    p = subparsers.add_parser("tournament", help="duplicate-deal tournament between agents",
+    fmt = _Help
+    p = subparsers.add_parser("tournament", help="duplicate-deal tournament between agents", formatter_class=fmt,
                               description="Play the same seeded deals with the agents rotated through every "
                                           "seat (teams swapped in partnerships) and report win rates with "
-                                          "Wilson 95%% intervals.")
+                                          "Wilson 95% intervals. With --results every finished game is "
+                                          "appended to a file, so a killed tournament resumes where it stopped; "
+                                          "Ctrl-C reports the games played so far.")
     _rules_args(p)
-    p.add_argument("--agents", required=True, help="comma-separated agent specs: random, heuristic, pimc:N, "
-                                                   "checkpoint:PATH (e.g. pimc:8,heuristic)")
+    p.add_argument("--agents", required=True,
+                   help="comma-separated agent specs: random, heuristic, pimc:N (N sampled worlds per move), "
+                        "pimc:N:B (also B worlds per bid), checkpoint:PATH; e.g. pimc:8,heuristic")
     p.add_argument("--games", type=int, default=200, help="games to play (rounded up to whole duplicate sets)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the deals and the agents (default 0)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the deals and the agents")
     p.add_argument("--workers", type=int, default=1, help="processes (results do not depend on it)")
+    p.add_argument("--results", metavar="FILE",
+                   help="append every finished game to this JSON-lines file; rerun with --resume to finish it")
+    p.add_argument("--resume", action="store_true",
+                   help="continue the tournament in --results FILE, skipping the games already in it")
     p.add_argument("--json", metavar="FILE", help="write the full result (every game) as JSON")
     p.add_argument("--csv", metavar="FILE", help="write the per-agent table as CSV")
     p.add_argument("--plot", metavar="FILE", help="write a PNG bar chart of the win rates")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_tournament)
 
-    p = subparsers.add_parser("play", help="play a game in the terminal against agents")
+    p = subparsers.add_parser("play", help="play a game in the terminal against agents", formatter_class=fmt,
+                              description="Play one game at one seat against agents, move by move. The "
+                                          "screen explains the card notation; '?' lists your legal moves, "
+                                          "'quit' (or Ctrl-D, Ctrl-C) stops and saves the game so far with --save.")
     _rules_args(p)
     p.add_argument("--opponents", default="heuristic",
-                   help="one spec for every other seat, or one per other seat in seat order (default heuristic)")
+                   help="one spec for every other seat, or one per other seat in seat order "
+                        "(random, heuristic, pimc:N, pimc:N:B, checkpoint:PATH)")
     p.add_argument("--seat", type=int, default=0, help="your seat (0 deals first)")
     p.add_argument("--seed", type=int, default=None, help="seed of the deals (default: random, printed)")
     p.add_argument("--save", metavar="FILE", help="save the game record (JSON) when the game ends or you quit")
     p.set_defaults(func=cmd_play)
 
-    p = subparsers.add_parser("replay", help="show a saved game record hand by hand")
+    p = subparsers.add_parser("replay", help="show a saved game record hand by hand", formatter_class=fmt,
+                              description="Print a saved game record (pitch play --save, "
+                                          "env.unwrapped.game_record()) hand by hand: the deal, the auction, "
+                                          "every trick and the points of each hand.")
     p.add_argument("file", help="a JSON game record (pitch play --save, env.unwrapped.game_record())")
     p.add_argument("--hand", type=int, default=None, help="show only this hand (1 is the first)")
     p.set_defaults(func=cmd_replay)
 
 
 def _rules_args(p) -> None:
-    p.add_argument("--variant", default="setback", choices=pitch_env.variants(), help="rule preset (default setback)")
+    p.add_argument("--variant", default="setback", choices=pitch_env.variants(), help="rule preset")
     p.add_argument("--num-players", type=int, default=None, help="players (default: the preset's)")
     team = p.add_mutually_exclusive_group()
     team.add_argument("--partnerships", dest="partnerships", action="store_true", default=None,
@@ -126,7 +155,7 @@ def _check_specs(variant: str, options: dict, specs: list[str]) -> None:
 # ---------------------------------------------------------------- play
 def cmd_play(args, read=input, write=print) -> int:
     from . import make
-    from .human import HumanAgent, QuitGame
+    from .human import NOTATION, HumanAgent, QuitGame
 
     try:
         options = _rules_options(args)
@@ -149,7 +178,8 @@ def cmd_play(args, read=input, write=print) -> int:
     try:
         for s in range(n):
             if s == args.seat:
-                players[s], labels[s] = HumanAgent(env, read=read, write=write), "you"
+                players[s], labels[s] = HumanAgent(env, read=read, write=write,
+                                                   why=lambda a: raw.game.why_illegal(a)), "you"
             else:
                 spec = next(others)
                 players[s], labels[s] = make(spec, env, seed=seed * 100 + s), spec
@@ -172,7 +202,7 @@ def cmd_play(args, read=input, write=print) -> int:
                 write(_public_move(seat, labels[seat], raw.action_name(action)))
             env.step(action)
             shown = _show_finished_hands(raw.game_record(), shown, write)
-    except QuitGame:
+    except (QuitGame, KeyboardInterrupt):  # quit, Ctrl-D or Ctrl-C: keep the game so far
         write("\nGame stopped.")
         _save(raw, args.save, write)
         return 0
@@ -188,12 +218,16 @@ def cmd_play(args, read=input, write=print) -> int:
 
 
 def _intro(rules, labels, seat, seed, variant) -> str:
+    from .human import NOTATION
+
     sides = rules.sides
     lines = [f"{variant}: {rules.num_players} players{' in partnerships' if rules.partnerships else ', each for themselves'}, "
              f"to {rules.target_score}; seed {seed} (replay these deals with --seed {seed})."]
     for side, seats in enumerate(sides):
         lines.append(f"  side {side}: " + ", ".join(f"seat {s} ({labels[s]})" for s in seats))
-    lines.append(f"You are seat {seat}. Type a move's number or its name (e.g. 'bid 2', 'play AS', or just 'AS').")
+    lines.append(NOTATION)
+    lines.append(f"You are seat {seat}. Type a move's number or its name (e.g. 'bid 2', 'play AS', or just 'AS'); "
+                 "'?' lists the moves again.")
     return "\n".join(lines)
 
 
@@ -215,6 +249,9 @@ def _hand_result(record: dict, h: dict) -> str:
     if h["pitcher"] is None:
         lines.append("  everybody passed: the hand is thrown in")
         return "\n".join(lines)
+    if h["tricks"]:
+        t = h["tricks"][-1]
+        lines.append("  last trick: " + " ".join(f"{s}:{c}" for s, c in t["plays"]) + f" → seat {t['winner']}")
     lines.append(f"  pitcher seat {h['pitcher']}, contract {h['contract']}, trump {h['trump']}")
     for a in h["awards"]:
         what = a["point"] if a["card"] is None else f"{a['point']} {a['card']}"
