@@ -118,35 +118,79 @@ def cmd_tournament(args) -> int:
     from . import report
     from .tournament import run_tournament
 
-    specs = [s.strip() for s in args.agents.split(",") if s.strip()]
     try:
+        specs = _split_specs(args.agents)
         options = _rules_options(args)
-        pitch_env.rules(args.variant, **options)
+        rules = pitch_env.rules(args.variant, **options)
         if args.games < 1:
             raise ValueError(f"--games {args.games}: play at least 1 game")
-        _check_specs(args.variant, options, specs)
+        if args.workers < 1:
+            raise ValueError(f"--workers {args.workers}: use 1 or more processes (1 plays in this process)")
+        if args.resume and not args.results:
+            raise ValueError("--resume continues the tournament in --results FILE: give that file")
+        # Before any game: an hour of play must not end at an unwritable path.
+        for option in ("results", "json", "csv", "plot"):
+            if getattr(args, option):
+                check_output_path(getattr(args, option), f"--{option}")
+        _check_specs(args.variant, options, rules, specs)
+        result = run_tournament(args.variant, specs, games=args.games, seed=args.seed, workers=args.workers,
+                                progress=not args.quiet, results=args.results, resume=args.resume, **options)
     except ValueError as e:
         return _fail(str(e))
-    result = run_tournament(args.variant, specs, games=args.games, seed=args.seed, workers=args.workers,
-                            progress=not args.quiet, **options)
     report.print_result(result)
-    if args.json:
-        report.write_json(result, args.json)
-    if args.csv:
-        report.write_csv(result, args.csv)
-    if args.plot:
-        report.write_plot(result, args.plot)
+    try:
+        if args.json:
+            report.write_json(result, args.json)
+        if args.csv:
+            report.write_csv(result, args.csv)
+        if args.plot:
+            report.write_plot(result, args.plot)
+    except OSError as e:
+        return _fail(f"could not write the report: {e}")
+    if result.interrupted:
+        again = (f"rerun the same command with --resume to finish it" if args.results else
+                 "add --results FILE next time to be able to resume")
+        print(f"Interrupted: {result.config['games']} of {result.config['planned_games']} games played; {again}.",
+              file=sys.stderr)
+        return 130
     return 0
 
 
-def _check_specs(variant: str, options: dict, specs: list[str]) -> None:
+def _split_specs(text: str) -> list[str]:
+    specs = [s.strip() for s in text.split(",")]
+    if not any(specs):
+        raise ValueError("--agents is empty: give specs such as heuristic,random")
+    if not all(specs):
+        raise ValueError(f"--agents {text!r}: an empty spec between commas; write e.g. heuristic,random")
+    return specs
+
+
+def check_output_path(path, option: str) -> None:
+    """Fail now, naming the option, if ``path`` cannot be written (its folder missing or read-only)."""
+    p = Path(path)
+    if p.is_dir():
+        raise ValueError(f"{option} {path}: is a folder; give a file name")
+    if not p.parent.is_dir():
+        raise ValueError(f"{option} {path}: {p.parent} is not an existing folder; create it or choose another path")
+    try:  # a real write: permission bits alone do not say (root, read-only mounts)
+        if p.exists():
+            open(p, "a").close()
+        else:
+            fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=".pitch-check-")
+            os.close(fd)
+            os.unlink(tmp)
+    except OSError as e:
+        raise ValueError(f"{option} {path}: cannot write there ({e.strerror}); choose another path") from None
+
+
+def _check_specs(variant: str, options: dict, rules, specs: list[str]) -> None:
     """Build each agent once up front, so a bad spec fails before any game is played."""
     from . import make
+    from .tournament import seatings
 
-    if not specs:
-        raise ValueError("--agents is empty: give specs such as heuristic,random")
     if "human" in specs:
         raise ValueError("a tournament cannot seat 'human': use pitch play")
+    seatings(rules, len(specs))  # e.g. one agent cannot fill two partnership sides
     env = pitch_env.env(variant, **options)
     for spec in specs:
         make(spec, env)
@@ -160,6 +204,8 @@ def cmd_play(args, read=input, write=print) -> int:
     try:
         options = _rules_options(args)
         env = pitch_env.env(args.variant, **options)
+        if args.save:
+            check_output_path(args.save, "--save")
     except ValueError as e:
         return _fail(str(e))
     raw = env.unwrapped
@@ -264,7 +310,10 @@ def _hand_result(record: dict, h: dict) -> str:
 
 def _save(raw, path, write) -> None:
     if path:
-        save_record(raw.game_record(), path)
+        # Written beside the target and renamed into place: a second Ctrl-C leaves no half file.
+        tmp = Path(path).with_name(f".{Path(path).name}.tmp")
+        save_record(raw.game_record(), tmp)
+        os.replace(tmp, path)
         write(f"Record saved to {path} (pitch replay {path}).")
 
 
