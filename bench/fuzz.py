@@ -119,8 +119,10 @@ def fuzz(kinds, seconds: float, seed: int, timeout: float, keep: Path | None = N
         summary[kind] = {"inputs": i, "ok": outcomes["ok"], "fail": outcomes["fail"],
                          "failures": {m: (len(w), w[0]) for m, w in sorted(failures.items())}}
         log(f"{kind}: {i} inputs, {outcomes['ok']} handled, {outcomes['fail']} failed")
-        for m, whys in sorted(failures.items(), key=lambda kv: -len(kv[1])):
-            log(f"  FAIL {m} x{len(whys)}: {whys[0][:300]}")
+        for what, whys in sorted(failures.items(), key=lambda kv: -len(kv[1])):
+            inputs = sorted({w.split(": ")[0] for w in whys})
+            log(f"  FAIL {what} x{len(whys)}, e.g. {whys[0][:240]}")
+            log(f"       inputs: {', '.join(inputs[:12])}{' …' if len(inputs) > 12 else ''}")
     return summary
 
 
