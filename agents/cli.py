@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import random
+import signal
 import sys
 import tempfile
 from pathlib import Path
@@ -108,6 +110,11 @@ def _value(text: str):
         return text
 
 
+# Far beyond any real tournament; larger numbers only build job lists or process pools that never end.
+MAX_GAMES = 10_000_000
+MAX_WORKERS = 256
+
+
 def _fail(message: str) -> int:
     print(f"pitch: {message}", file=sys.stderr)
     return 2
@@ -122,10 +129,11 @@ def cmd_tournament(args) -> int:
         specs = _split_specs(args.agents)
         options = _rules_options(args)
         rules = pitch_env.rules(args.variant, **options)
-        if args.games < 1:
-            raise ValueError(f"--games {args.games}: play at least 1 game")
-        if args.workers < 1:
-            raise ValueError(f"--workers {args.workers}: use 1 or more processes (1 plays in this process)")
+        if not 1 <= args.games <= MAX_GAMES:
+            raise ValueError(f"--games {args.games}: play 1 to {MAX_GAMES:,} games")
+        if not 1 <= args.workers <= MAX_WORKERS:
+            raise ValueError(f"--workers {args.workers}: use 1 to {MAX_WORKERS} processes (1 plays in this process; "
+                             f"this machine has {os.cpu_count()} cores)")
         if args.resume and not args.results:
             raise ValueError("--resume continues the tournament in --results FILE: give that file")
         # Before any game: an hour of play must not end at an unwritable path.
@@ -133,10 +141,13 @@ def cmd_tournament(args) -> int:
             if getattr(args, option):
                 check_output_path(getattr(args, option), f"--{option}")
         _check_specs(args.variant, options, rules, specs)
-        result = run_tournament(args.variant, specs, games=args.games, seed=args.seed, workers=args.workers,
-                                progress=not args.quiet, results=args.results, resume=args.resume, **options)
+        with _term_as_interrupt():
+            result = run_tournament(args.variant, specs, games=args.games, seed=args.seed, workers=args.workers,
+                                    progress=not args.quiet, results=args.results, resume=args.resume, **options)
     except ValueError as e:
         return _fail(str(e))
+    except KeyboardInterrupt:  # while the agents were still being built: nothing played yet
+        return _fail("interrupted before the first game")
     report.print_result(result)
     try:
         if args.json:
@@ -154,6 +165,19 @@ def cmd_tournament(args) -> int:
               file=sys.stderr)
         return 130
     return 0
+
+
+@contextlib.contextmanager
+def _term_as_interrupt():
+    """A plain ``kill`` (SIGTERM) ends a tournament like Ctrl-C: report the games so far, then exit."""
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _split_specs(text: str) -> list[str]:

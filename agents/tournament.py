@@ -118,6 +118,7 @@ def _setup(variant: str, options: dict, specs: list, names: list[str], worker: b
         import signal
 
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the pool's terminate() must just end them
     _worker.update(env=pitch_env.env(variant, illegal_action="raise", **options), specs=specs, names=names,
                    agents={})
 

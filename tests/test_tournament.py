@@ -146,6 +146,8 @@ def test_plot_draws_rates_of_zero_and_one(tmp_path):
     (["--agents", ",random"], "empty spec"),
     (["--agents", "heuristic,random", "--workers", "0"], "--workers 0"),
     (["--agents", "heuristic,random", "--workers", "-2"], "--workers -2"),
+    (["--agents", "heuristic,random", "--workers", "100000"], "--workers 100000"),
+    (["--agents", "heuristic,random", "--games", "1000000000000"], "--games"),
     (["--agents", "pimc:99999999999999999999,random"], "1000"),
     (["--agents", "pimc:12:99999999999,random"], "bid worlds"),
     (["--agents", "heuristic"], "--solo"),  # one agent cannot fill two partnership sides
@@ -204,7 +206,8 @@ def test_a_results_file_is_never_overwritten_or_mixed_with_another_tournament(tm
         run_tournament("setback", ["heuristic", "random"], games=2, seed=1, max_hands=2, results=path, resume=True)
 
 
-def test_ctrl_c_reports_the_games_so_far_and_the_rerun_finishes_them(tmp_path):
+@pytest.mark.parametrize("how, workers", [("SIGINT", 1), ("SIGTERM", 2)])  # Ctrl-C, or a plain kill
+def test_ctrl_c_reports_the_games_so_far_and_the_rerun_finishes_them(tmp_path, how, workers):
     import os
     import signal
     import subprocess
@@ -213,13 +216,13 @@ def test_ctrl_c_reports_the_games_so_far_and_the_rerun_finishes_them(tmp_path):
 
     path = tmp_path / "results.jsonl"
     cmd = [sys.executable, "-m", "pitch_cli", "tournament", "--agents", "heuristic,random", "--games", "4000",
-           "--seed", "3", "--rule", "max_hands=2", "--quiet", "--results", str(path)]
+           "--seed", "3", "--rule", "max_hands=2", "--quiet", "--results", str(path), "--workers", str(workers)]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and (not path.exists() or path.read_text().count("\n") < 5):
         time.sleep(0.05)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(getattr(signal, how))
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "Interrupted:" in err and "--resume" in err
