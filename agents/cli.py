@@ -255,6 +255,8 @@ def cmd_play(args, read=input, write=print) -> int:
                 players[s], labels[s] = make(spec, env, seed=seed * 100 + s), spec
     except ValueError as e:
         return _fail(str(e))
+    except KeyboardInterrupt:  # while an opponent was loading: there is no game to save yet
+        return _fail("interrupted before the game started")
     env.reset(seed=seed)
     for p in players.values():
         p.reset()

@@ -58,10 +58,10 @@ def print_result(result: TournamentResult, console=None) -> None:
         console.print(ratings_table(result))
     console.print(f"truncated games (won by nobody): {result.truncated}; wall time {result.wall_s:.1f} s")
     if result.interrupted:
-        console.print(f"interrupted: these are the {c_games(result)} games finished before Ctrl-C")
+        console.print(f"interrupted: these are the {_played(result)} games finished before Ctrl-C")
 
 
-def c_games(result: TournamentResult) -> str:
+def _played(result: TournamentResult) -> str:
     c = result.config
     return f"{c['games']} of {c.get('planned_games', c['games'])}"
 
