@@ -232,3 +232,21 @@ def test_ctrl_c_reports_the_games_so_far_and_the_rerun_finishes_them(tmp_path, h
     resumed = run_tournament("setback", ["heuristic", "random"], games=40, seed=3, max_hands=2, results=path,
                              resume=True)
     assert _same_games(resumed, run_tournament("setback", ["heuristic", "random"], games=40, seed=3, max_hands=2))
+
+
+def test_fair_share_is_the_share_of_sides_an_agent_holds():
+    from agents.report import fair_shares
+
+    two = run_tournament("setback", ["heuristic", "random"], games=2, seed=1, max_hands=1)
+    assert fair_shares(two) == [0.5, 0.5]
+    three = run_tournament("auction", ["heuristic", "random", "random"], games=3, seed=1, max_hands=1)
+    assert fair_shares(three) == pytest.approx([1 / 3] * 3)  # 4 seats, 3 agents: one holds two seats each game
+
+
+def test_the_table_explains_margin_and_bids_made(capsys):
+    from agents.report import print_result
+
+    print_result(run_tournament("setback", ["heuristic", "random"], games=2, seed=1, max_hands=2))
+    out = " ".join(capsys.readouterr().out.split())
+    assert "margin: the agent's side's final score minus the best other side's" in out
+    assert "'of N' such hands" in out
