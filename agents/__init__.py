@@ -2,8 +2,8 @@
 
 Every agent has ``act(observation, info) -> action index`` (the two values ``env.last()`` gives) and
 ``reset(seed=None)``, called at the start of each game. Specs: ``random``, ``heuristic``,
-``pimc:N`` (N sampled worlds per decision; ``pimc:N:B`` also searches each bid in B worlds),
-``checkpoint:PATH``, ``human``.
+``pimc:N`` (N sampled worlds per decision; ``pimc:N:B`` also searches each bid in B worlds; N and B
+at most MAX_WORLDS = 1000), ``checkpoint:PATH``, ``human``.
 """
 
 from __future__ import annotations
