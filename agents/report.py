@@ -116,13 +116,9 @@ def write_plot(result: TournamentResult, path) -> None:
     for i, s in enumerate(result.stats):
         ax.annotate(f"{100 * s.win_rate:.1f}%", (i, 100 * s.win_high), textcoords="offset points", xytext=(0, 3),
                     ha="center", fontsize=8)
-    shares = fair_shares(result)
-    if len(set(round(f, 9) for f in shares)) == 1:
-        ax.axhline(100 * shares[0], color="#c44e52", ls="--", lw=1, label=f"fair share {100 * shares[0]:.0f}%")
-    else:  # solo tables with unequal seat counts: each agent its own line
-        for i, f in enumerate(shares):
-            ax.hlines(100 * f, i - 0.4, i + 0.4, color="#c44e52", ls="--", lw=1,
-                      label="fair share" if i == 0 else None)
+    # The duplicate schedule seats every agent equally often, so all fair shares are the same.
+    share = 100 * max(fair_shares(result))
+    ax.axhline(share, color="#c44e52", ls="--", lw=1, label=f"fair share {share:.0f}%")
     ax.legend(fontsize=8, loc="upper right")
     ax.set_ylim(0, 100)
     ax.yaxis.set_major_formatter(matplotlib.ticker.PercentFormatter())
