@@ -23,8 +23,10 @@ test: install
 bench: install
 	$(BIN)/python -m bench.speed
 
+# The engine's referee soak, then two minutes of hostile records, checkpoints and configs each.
 soak: install
 	$(BIN)/python -m bench.soak
+	$(BIN)/python -m bench.fuzz --seconds 120
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache .hypothesis

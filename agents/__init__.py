@@ -2,8 +2,8 @@
 
 Every agent has ``act(observation, info) -> action index`` (the two values ``env.last()`` gives) and
 ``reset(seed=None)``, called at the start of each game. Specs: ``random``, ``heuristic``,
-``pimc:N`` (N sampled worlds per decision; ``pimc:N:B`` also searches each bid in B worlds),
-``checkpoint:PATH``, ``human``.
+``pimc:N`` (N sampled worlds per decision; ``pimc:N:B`` also searches each bid in B worlds; N and B
+at most MAX_WORLDS = 1000), ``checkpoint:PATH``, ``human``.
 """
 
 from __future__ import annotations
@@ -11,6 +11,8 @@ from __future__ import annotations
 from .base import Agent, RandomAgent
 
 SPEC_FORMS = ("random", "heuristic", "pimc:N", "pimc:N:B", "checkpoint:PATH", "human")
+# pimc:N:B caps: a game at pimc:1000 already takes minutes; far larger numbers only look like a hang.
+MAX_WORLDS = 1000
 
 __all__ = ["Agent", "RandomAgent", "make", "SPEC_FORMS", "spec_error"]
 
@@ -42,19 +44,15 @@ def make(spec: str, env, seed: int | None = None) -> Agent:
         except ValueError:
             raise ValueError(f"agent spec {spec!r}: N and B in 'pimc:N' or 'pimc:N:B' must be whole numbers of "
                              f"worlds, e.g. 'pimc:20' or 'pimc:12:8'") from None
-        if worlds < 1 or bid_worlds < 0:
-            raise ValueError(f"agent spec {spec!r}: 'pimc:N:B' needs N >= 1 worlds and B >= 0 bid worlds")
+        if not (1 <= worlds <= MAX_WORLDS and 0 <= bid_worlds <= MAX_WORLDS):
+            raise ValueError(f"agent spec {spec!r}: 'pimc:N:B' needs 1 <= N <= {MAX_WORLDS} worlds and "
+                             f"0 <= B <= {MAX_WORLDS} bid worlds, e.g. 'pimc:20' or 'pimc:12:8'")
         return PIMCAgent(env, worlds=worlds, seed=seed, bid_worlds=bid_worlds)
     if kind == "checkpoint":
         if not arg:
             raise ValueError(f"agent spec {spec!r}: name the file, e.g. 'checkpoint:checkpoints/setback'")
-        try:
-            from .checkpoint import CheckpointAgent
-        except ModuleNotFoundError as e:
-            if e.name not in ("agents.checkpoint",):
-                raise
-            raise ValueError(f"agent spec {spec!r}: checkpoint agents are not available yet "
-                             "(agents/checkpoint.py, written with the training code, is missing)") from None
+        from .checkpoint import CheckpointAgent
+
         return CheckpointAgent(arg, env)
     if kind == "human" and not arg:
         from .human import HumanAgent

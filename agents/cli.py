@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import argparse
+import contextlib
+import os
 import random
+import signal
 import sys
+import tempfile
+from pathlib import Path
 
 import pitch_env
 from pitch_env.record import RecordError, load_record, save_record
@@ -11,40 +17,65 @@ from pitch_env.replay import replay
 from pitch_env.render import render_hand, render_record
 
 
+class _Help(argparse.HelpFormatter):
+    """Shows each option's default, except flags and options whose default is "not given"."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if "default" in text or action.nargs == 0 or action.default in (None, [], argparse.SUPPRESS):
+            return text
+        return text + " (default: %(default)s)"
+
+
 def register(subparsers) -> None:
-    p = subparsers.add_parser("tournament", help="duplicate-deal tournament between agents",
+    fmt = _Help
+    p = subparsers.add_parser("tournament", help="duplicate-deal tournament between agents", formatter_class=fmt,
                               description="Play the same seeded deals with the agents rotated through every "
                                           "seat (teams swapped in partnerships) and report win rates with "
-                                          "Wilson 95%% intervals.")
+                                          "Wilson 95% intervals. With --results every finished game is "
+                                          "appended to a file, so a killed tournament resumes where it stopped; "
+                                          "Ctrl-C reports the games played so far.")
     _rules_args(p)
-    p.add_argument("--agents", required=True, help="comma-separated agent specs: random, heuristic, pimc:N, "
-                                                   "checkpoint:PATH (e.g. pimc:8,heuristic)")
+    p.add_argument("--agents", required=True,
+                   help="comma-separated agent specs: random, heuristic, pimc:N (N sampled worlds per move), "
+                        "pimc:N:B (also B worlds per bid), checkpoint:PATH; e.g. pimc:8,heuristic")
     p.add_argument("--games", type=int, default=200, help="games to play (rounded up to whole duplicate sets)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the deals and the agents (default 0)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the deals and the agents")
     p.add_argument("--workers", type=int, default=1, help="processes (results do not depend on it)")
+    p.add_argument("--results", metavar="FILE",
+                   help="append every finished game to this JSON-lines file; rerun with --resume to finish it")
+    p.add_argument("--resume", action="store_true",
+                   help="continue the tournament in --results FILE, skipping the games already in it")
     p.add_argument("--json", metavar="FILE", help="write the full result (every game) as JSON")
     p.add_argument("--csv", metavar="FILE", help="write the per-agent table as CSV")
     p.add_argument("--plot", metavar="FILE", help="write a PNG bar chart of the win rates")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_tournament)
 
-    p = subparsers.add_parser("play", help="play a game in the terminal against agents")
+    p = subparsers.add_parser("play", help="play a game in the terminal against agents", formatter_class=fmt,
+                              description="Play one game at one seat against agents, move by move. The "
+                                          "screen explains the card notation; '?' lists your legal moves, "
+                                          "'quit' (or Ctrl-D, Ctrl-C) stops and saves the game so far with --save.")
     _rules_args(p)
     p.add_argument("--opponents", default="heuristic",
-                   help="one spec for every other seat, or one per other seat in seat order (default heuristic)")
+                   help="one spec for every other seat, or one per other seat in seat order "
+                        "(random, heuristic, pimc:N, pimc:N:B, checkpoint:PATH)")
     p.add_argument("--seat", type=int, default=0, help="your seat (0 deals first)")
     p.add_argument("--seed", type=int, default=None, help="seed of the deals (default: random, printed)")
     p.add_argument("--save", metavar="FILE", help="save the game record (JSON) when the game ends or you quit")
     p.set_defaults(func=cmd_play)
 
-    p = subparsers.add_parser("replay", help="show a saved game record hand by hand")
+    p = subparsers.add_parser("replay", help="show a saved game record hand by hand", formatter_class=fmt,
+                              description="Print a saved game record (pitch play --save, "
+                                          "env.unwrapped.game_record()) hand by hand: the deal, the auction, "
+                                          "every trick and the points of each hand.")
     p.add_argument("file", help="a JSON game record (pitch play --save, env.unwrapped.game_record())")
     p.add_argument("--hand", type=int, default=None, help="show only this hand (1 is the first)")
     p.set_defaults(func=cmd_replay)
 
 
 def _rules_args(p) -> None:
-    p.add_argument("--variant", default="setback", choices=pitch_env.variants(), help="rule preset (default setback)")
+    p.add_argument("--variant", default="setback", choices=pitch_env.variants(), help="rule preset")
     p.add_argument("--num-players", type=int, default=None, help="players (default: the preset's)")
     team = p.add_mutually_exclusive_group()
     team.add_argument("--partnerships", dest="partnerships", action="store_true", default=None,
@@ -80,6 +111,11 @@ def _value(text: str):
         return text
 
 
+# Far beyond any real tournament; larger numbers only build job lists or process pools that never end.
+MAX_GAMES = 10_000_000
+MAX_WORKERS = 256
+
+
 def _fail(message: str) -> int:
     print(f"pitch: {message}", file=sys.stderr)
     return 2
@@ -90,35 +126,96 @@ def cmd_tournament(args) -> int:
     from . import report
     from .tournament import run_tournament
 
-    specs = [s.strip() for s in args.agents.split(",") if s.strip()]
     try:
+        specs = _split_specs(args.agents)
         options = _rules_options(args)
-        pitch_env.rules(args.variant, **options)
-        if args.games < 1:
-            raise ValueError(f"--games {args.games}: play at least 1 game")
-        _check_specs(args.variant, options, specs)
+        rules = pitch_env.rules(args.variant, **options)
+        if not 1 <= args.games <= MAX_GAMES:
+            raise ValueError(f"--games {args.games}: play 1 to {MAX_GAMES:,} games")
+        if not 1 <= args.workers <= MAX_WORKERS:
+            raise ValueError(f"--workers {args.workers}: use 1 to {MAX_WORKERS} processes (1 plays in this process; "
+                             f"this machine has {os.cpu_count()} cores)")
+        if args.resume and not args.results:
+            raise ValueError("--resume continues the tournament in --results FILE: give that file")
+        # Before any game: an hour of play must not end at an unwritable path.
+        for option in ("results", "json", "csv", "plot"):
+            if getattr(args, option):
+                check_output_path(getattr(args, option), f"--{option}")
+        _check_specs(args.variant, options, rules, specs)
+        with _term_as_interrupt():
+            result = run_tournament(args.variant, specs, games=args.games, seed=args.seed, workers=args.workers,
+                                    progress=not args.quiet, results=args.results, resume=args.resume, **options)
     except ValueError as e:
         return _fail(str(e))
-    result = run_tournament(args.variant, specs, games=args.games, seed=args.seed, workers=args.workers,
-                            progress=not args.quiet, **options)
+    except KeyboardInterrupt:  # while the agents were still being built: nothing played yet
+        return _fail("interrupted before the first game")
     report.print_result(result)
-    if args.json:
-        report.write_json(result, args.json)
-    if args.csv:
-        report.write_csv(result, args.csv)
-    if args.plot:
-        report.write_plot(result, args.plot)
+    try:
+        if args.json:
+            report.write_json(result, args.json)
+        if args.csv:
+            report.write_csv(result, args.csv)
+        if args.plot:
+            report.write_plot(result, args.plot)
+    except OSError as e:
+        return _fail(f"could not write the report: {e}")
+    if result.interrupted:
+        again = (f"rerun the same command with --resume to finish it" if args.results else
+                 "add --results FILE next time to be able to resume")
+        print(f"Interrupted: {result.config['games']} of {result.config['planned_games']} games played; {again}.",
+              file=sys.stderr)
+        return 130
     return 0
 
 
-def _check_specs(variant: str, options: dict, specs: list[str]) -> None:
+@contextlib.contextmanager
+def _term_as_interrupt():
+    """A plain ``kill`` (SIGTERM) ends a tournament like Ctrl-C: report the games so far, then exit."""
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _split_specs(text: str) -> list[str]:
+    specs = [s.strip() for s in text.split(",")]
+    if not any(specs):
+        raise ValueError("--agents is empty: give specs such as heuristic,random")
+    if not all(specs):
+        raise ValueError(f"--agents {text!r}: an empty spec between commas; write e.g. heuristic,random")
+    return specs
+
+
+def check_output_path(path, option: str) -> None:
+    """Fail now, naming the option, if ``path`` cannot be written (its folder missing or read-only)."""
+    p = Path(path)
+    if p.is_dir():
+        raise ValueError(f"{option} {path}: is a folder; give a file name")
+    if not p.parent.is_dir():
+        raise ValueError(f"{option} {path}: {p.parent} is not an existing folder; create it or choose another path")
+    try:  # a real write: permission bits alone do not say (root, read-only mounts)
+        if p.exists():
+            open(p, "a").close()
+        else:
+            fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=".pitch-check-")
+            os.close(fd)
+            os.unlink(tmp)
+    except OSError as e:
+        raise ValueError(f"{option} {path}: cannot write there ({e.strerror}); choose another path") from None
+
+
+def _check_specs(variant: str, options: dict, rules, specs: list[str]) -> None:
     """Build each agent once up front, so a bad spec fails before any game is played."""
     from . import make
+    from .tournament import seatings
 
-    if not specs:
-        raise ValueError("--agents is empty: give specs such as heuristic,random")
     if "human" in specs:
         raise ValueError("a tournament cannot seat 'human': use pitch play")
+    seatings(rules, len(specs))  # e.g. one agent cannot fill two partnership sides
     env = pitch_env.env(variant, **options)
     for spec in specs:
         make(spec, env)
@@ -127,11 +224,13 @@ def _check_specs(variant: str, options: dict, specs: list[str]) -> None:
 # ---------------------------------------------------------------- play
 def cmd_play(args, read=input, write=print) -> int:
     from . import make
-    from .human import HumanAgent, QuitGame
+    from .human import NOTATION, HumanAgent, QuitGame
 
     try:
         options = _rules_options(args)
         env = pitch_env.env(args.variant, **options)
+        if args.save:
+            check_output_path(args.save, "--save")
     except ValueError as e:
         return _fail(str(e))
     raw = env.unwrapped
@@ -150,12 +249,15 @@ def cmd_play(args, read=input, write=print) -> int:
     try:
         for s in range(n):
             if s == args.seat:
-                players[s], labels[s] = HumanAgent(env, read=read, write=write), "you"
+                players[s], labels[s] = HumanAgent(env, read=read, write=write,
+                                                   why=lambda a: raw.game.why_illegal(a)), "you"
             else:
                 spec = next(others)
                 players[s], labels[s] = make(spec, env, seed=seed * 100 + s), spec
     except ValueError as e:
         return _fail(str(e))
+    except KeyboardInterrupt:  # while an opponent was loading: there is no game to save yet
+        return _fail("interrupted before the game started")
     env.reset(seed=seed)
     for p in players.values():
         p.reset()
@@ -173,7 +275,7 @@ def cmd_play(args, read=input, write=print) -> int:
                 write(_public_move(seat, labels[seat], raw.action_name(action)))
             env.step(action)
             shown = _show_finished_hands(raw.game_record(), shown, write)
-    except QuitGame:
+    except (QuitGame, KeyboardInterrupt):  # quit, Ctrl-D or Ctrl-C: keep the game so far
         write("\nGame stopped.")
         _save(raw, args.save, write)
         return 0
@@ -189,12 +291,16 @@ def cmd_play(args, read=input, write=print) -> int:
 
 
 def _intro(rules, labels, seat, seed, variant) -> str:
+    from .human import NOTATION
+
     sides = rules.sides
     lines = [f"{variant}: {rules.num_players} players{' in partnerships' if rules.partnerships else ', each for themselves'}, "
              f"to {rules.target_score}; seed {seed} (replay these deals with --seed {seed})."]
     for side, seats in enumerate(sides):
         lines.append(f"  side {side}: " + ", ".join(f"seat {s} ({labels[s]})" for s in seats))
-    lines.append(f"You are seat {seat}. Type a move's number or its name (e.g. 'bid 2', 'play AS', or just 'AS').")
+    lines.append(NOTATION)
+    lines.append(f"You are seat {seat}. Type a move's number or its name (e.g. 'bid 2', 'play AS', or just 'AS'); "
+                 "'?' lists the moves again.")
     return "\n".join(lines)
 
 
@@ -216,6 +322,9 @@ def _hand_result(record: dict, h: dict) -> str:
     if h["pitcher"] is None:
         lines.append("  everybody passed: the hand is thrown in")
         return "\n".join(lines)
+    if h["tricks"]:
+        t = h["tricks"][-1]
+        lines.append("  last trick: " + " ".join(f"{s}:{c}" for s, c in t["plays"]) + f" → seat {t['winner']}")
     lines.append(f"  pitcher seat {h['pitcher']}, contract {h['contract']}, trump {h['trump']}")
     for a in h["awards"]:
         what = a["point"] if a["card"] is None else f"{a['point']} {a['card']}"
@@ -228,7 +337,10 @@ def _hand_result(record: dict, h: dict) -> str:
 
 def _save(raw, path, write) -> None:
     if path:
-        save_record(raw.game_record(), path)
+        # Written beside the target and renamed into place: a second Ctrl-C leaves no half file.
+        tmp = Path(path).with_name(f".{Path(path).name}.tmp")
+        save_record(raw.game_record(), tmp)
+        os.replace(tmp, path)
         write(f"Record saved to {path} (pitch replay {path}).")
 
 

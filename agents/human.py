@@ -16,9 +16,10 @@ class QuitGame(Exception):
 class HumanAgent(Agent):
     name = "human"
 
-    def __init__(self, env, seed: int | None = None, read=input, write=print):
+    def __init__(self, env, seed: int | None = None, read=input, write=print, why=None):
         super().__init__(env, seed)
-        self.read, self.write = read, write
+        # why(action) -> the rules' reason an action is illegal now (Game.why_illegal), or None
+        self.read, self.write, self.why = read, write, why
 
     def act(self, observation, info) -> int:
         legal = legal_actions(observation, info)
@@ -35,11 +36,31 @@ class HumanAgent(Agent):
             if choice == "quit":
                 raise QuitGame
             if choice == "help":
+                self.write(NOTATION)
                 self.write(moves_text(names))
                 continue
             if isinstance(choice, int):
                 return legal[choice]
-            self.write(choice)
+            self.write(self._explain(answer) or choice)
+
+    def _explain(self, answer: str) -> str | None:
+        """The rules' reason a move the person named is illegal, if the name is a move at all."""
+        if self.why is None:
+            return None
+        text = " ".join(answer.strip().split())
+        for candidate in (text, f"play {text}", f"bid {text}", f"trump {text}"):
+            try:
+                action = self.layout.action(candidate)
+            except ValueError:
+                continue
+            reason = self.why(action)
+            return f"{self.layout.names[action]!r} is not allowed: {reason}." if reason else None
+        return None
+
+
+NOTATION = ("Notation: a card is rank then suit, ranks 2-9, T (ten), J Q K A, suits C (clubs) D (diamonds) "
+            "H (hearts) S (spades); LJ and BJ are the little and big jokers.\n"
+            "'seat:move' lists who did what: bids '2:3' (seat 2 bid 3), tricks '2:AS' (seat 2 played AS).")
 
 
 def moves_text(names: list[str]) -> str:

@@ -12,14 +12,21 @@ COLUMNS = ("name", "games", "wins", "win_rate", "win_low", "win_high", "mean_mar
            "bids_made", "pitched", "think_s_per_game", "ms_per_decision")
 
 
+CAPTION = ("margin: the agent's side's final score minus the best other side's, mean per game. "
+           "pts/hand: points its side won per hand played. bids made: the share of the hands its side "
+           "pitched (won the auction) in which it made its bid, 'of N' such hands. CPU s/game: its thinking time.")
+
+
 def table(result: TournamentResult):
     from rich.table import Table
 
     c = result.config
     t = Table(title=f"{c['variant']} · {c['rules']['num_players']} players"
                     f"{' in partnerships' if c['rules']['partnerships'] else ' solo'} · {c['games']} games "
-                    f"({c['deals']} deals × {len(c['rotations'])} seatings) · seed {c['seed']}")
-    for head in ("agent", "games", "won", "win rate [95% Wilson]", "margin", "pts/hand", "bids made", "CPU s/game"):
+                    f"({c['deals']} deals × {len(c['rotations'])} seatings) · seed {c['seed']}",
+              caption=CAPTION, caption_justify="left")
+    for head in ("agent", "games", "won", "win rate [95% Wilson]", "margin", "pts/hand", "bids made",
+                 "CPU s/game"):
         t.add_column(head, justify="left" if head == "agent" else "right")
     for s in result.stats:
         t.add_row(s.name, str(s.games), str(s.wins), f"{s.win_rate:.1%} [{s.win_low:.1%}, {s.win_high:.1%}]",
@@ -50,6 +57,32 @@ def print_result(result: TournamentResult, console=None) -> None:
     if result.ratings:
         console.print(ratings_table(result))
     console.print(f"truncated games (won by nobody): {result.truncated}; wall time {result.wall_s:.1f} s")
+    if result.interrupted:
+        console.print(f"interrupted: these are the {_played(result)} games finished before Ctrl-C")
+
+
+def _played(result: TournamentResult) -> str:
+    c = result.config
+    return f"{c['games']} of {c.get('planned_games', c['games'])}"
+
+
+def fair_shares(result: TournamentResult) -> list[float]:
+    """Each agent's win rate if all played alike: its share of the sides, averaged over its seatings."""
+    import pitch_env
+
+    c = result.config
+    rules = pitch_env.rules(c["variant"], **c["rules"])
+    shares = []
+    for a in range(len(result.stats)):
+        mine = []
+        for seating in c["rotations"]:
+            owners = {}
+            for seat, x in enumerate(seating):
+                owners.setdefault(rules.side_of(seat), set()).add(x)
+            if a in seating:
+                mine.append(sum(1 for o in owners.values() if o == {a}) / rules.num_sides)
+        shares.append(sum(mine) / len(mine) if mine else 0.0)
+    return shares
 
 
 def write_json(result: TournamentResult, path) -> None:
@@ -65,19 +98,30 @@ def write_csv(result: TournamentResult, path) -> None:
 
 
 def write_plot(result: TournamentResult, path) -> None:
+    """Win rates in percent, as in the table, with Wilson 95% whiskers, value labels and the fair share."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     names = [s.name for s in result.stats]
-    rates = [s.win_rate for s in result.stats]
+    rates = [100 * s.win_rate for s in result.stats]
     # (clamped: rounding can put a 0% or 100% rate a hair outside its own interval)
-    errors = [[max(0.0, s.win_rate - s.win_low) for s in result.stats],
-              [max(0.0, s.win_high - s.win_rate) for s in result.stats]]
-    fig, ax = plt.subplots(figsize=(max(4, 1.5 * len(names)), 3.5))
-    ax.bar(names, rates, yerr=errors, capsize=6, color="#4c72b0")
-    ax.set_ylim(0, 1)
+    errors = [[max(0.0, 100 * (s.win_rate - s.win_low)) for s in result.stats],
+              [max(0.0, 100 * (s.win_high - s.win_rate)) for s in result.stats]]
+    fig, ax = plt.subplots(figsize=(max(4, 1.5 * len(names)), 3.8))
+    x = range(len(names))
+    ax.bar(x, rates, yerr=errors, capsize=6, color="#4c72b0")
+    ax.set_xticks(list(x), names)
+    for i, s in enumerate(result.stats):
+        ax.annotate(f"{100 * s.win_rate:.1f}%", (i, 100 * s.win_high), textcoords="offset points", xytext=(0, 3),
+                    ha="center", fontsize=8)
+    # The duplicate schedule seats every agent equally often, so all fair shares are the same.
+    share = 100 * max(fair_shares(result))
+    ax.axhline(share, color="#c44e52", ls="--", lw=1, label=f"fair share {share:.0f}%")
+    ax.legend(fontsize=8, loc="upper right")
+    ax.set_ylim(0, 100)
+    ax.yaxis.set_major_formatter(matplotlib.ticker.PercentFormatter())
     ax.set_ylabel("games won (95% Wilson interval)")
     c = result.config
     ax.set_title(f"{c['variant']}, {c['games']} duplicate games, seed {c['seed']}", fontsize=10)

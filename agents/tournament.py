@@ -94,6 +94,7 @@ class TournamentResult:
     games: list[GameResult] = field(repr=False)
     truncated: int = 0
     wall_s: float = 0.0
+    interrupted: bool = False  # Ctrl-C: the result holds the deals finished before it
 
     def as_dict(self) -> dict:
         return {
@@ -103,6 +104,7 @@ class TournamentResult:
             [dict(name=r.name, mu=r.mu, sigma=r.sigma, ordinal=r.ordinal) for r in self.ratings],
             "truncated_games": self.truncated,
             "wall_s": self.wall_s,
+            "interrupted": self.interrupted,
             "games": [asdict(g) for g in self.games],
         }
 
@@ -111,7 +113,12 @@ class TournamentResult:
 _worker = {}
 
 
-def _setup(variant: str, options: dict, specs: list, names: list[str]) -> None:
+def _setup(variant: str, options: dict, specs: list, names: list[str], worker: bool = False) -> None:
+    if worker:  # Ctrl-C is the parent's to handle: workers stop when it terminates the pool
+        import signal
+
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the pool's terminate() must just end them
     _worker.update(env=pitch_env.env(variant, illegal_action="raise", **options), specs=specs, names=names,
                    agents={})
 
@@ -197,48 +204,70 @@ def _summarise(rules, record, deal, rotation, es, seating, k, think, decisions) 
 # ---------------------------------------------------------------- the tournament
 def run_tournament(variant: str = "setback", agents: list[AgentSpec] = ("heuristic", "random"), games: int = 100,
                    seed: int = 0, workers: int = 1, names: list[str] | None = None, progress: bool = False,
-                   **rules_options) -> TournamentResult:
+                   results: str | None = None, resume: bool = False, **rules_options) -> TournamentResult:
     """Play at least ``games`` games: ``ceil(games / rotations)`` deals, each under every rotation.
 
     ``agents``: specs for ``agents.make`` (``"heuristic"``, ``"pimc:20"``, ``"checkpoint:PATH"``…) or
     factories ``f(env, seed) -> Agent``. ``rules_options`` (``num_players=4``, ``partnerships=False``…)
-    change the preset. Truncated games are won by nobody.
+    change the preset. Truncated games are won by nobody. ``results``: a file every finished deal's
+    games are appended to; with ``resume`` the deals already in it are not played again (the result
+    is the same as an uninterrupted run's). Ctrl-C ends the run early with the deals finished so far
+    (``interrupted`` is set).
     """
     specs = list(agents)
+    if not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers={workers!r}: use 1 or more processes")
     if names is None:
         names = [s if isinstance(s, str) else getattr(s, "__name__", f"agent{i}") for i, s in enumerate(specs)]
     names = _unique(names)
     rules = pitch_env.rules(variant, **rules_options)
     rotations = seatings(rules, len(specs))
     deals = max(1, math.ceil(games / len(rotations)))
-    jobs = [(seed, d, rotations) for d in range(deals)]
     options = {k: v for k, v in rules.as_dict().items() if k != "variant"}
+    config = dict(variant=variant, rules=options, agents=names, specs=[s if isinstance(s, str) else names[i]
+                  for i, s in enumerate(specs)], games=deals * len(rotations), deals=deals, rotations=rotations,
+                  seed=seed)
+    log = None
+    if results is not None:
+        from .tournament_log import ResultsLog
+
+        log = ResultsLog(results, {k: config[k] for k in ("variant", "rules", "specs", "seed", "rotations")}, resume)
+    done = {} if log is None else {d: g for d, g in log.done.items() if d < deals}
+    jobs = [(seed, d, rotations) for d in range(deals) if d not in done]
     start = time.perf_counter()
-    results: list[GameResult] = []
-    bar = _progress_bar(deals * len(rotations)) if progress else None
+    played: list[GameResult] = [g for part in done.values() for g in part]
+    interrupted = False
+    bar = _progress_bar(deals * len(rotations), len(played)) if progress else None
+
+    def finished(part: list[GameResult]) -> None:
+        played.extend(part)
+        if log:
+            log.append(part)
+        if bar:
+            bar[0].advance(bar[1], len(part))
+
     try:
-        if workers <= 1:
+        if workers == 1:
             _setup(variant, options, specs, names)
             for job in jobs:
-                results += _play_deal(job)
-                if bar:
-                    bar[0].advance(bar[1], len(rotations))
-        else:
+                finished(_play_deal(job))
+        elif jobs:
             import multiprocessing as mp
 
-            with mp.get_context("fork").Pool(workers, _setup, (variant, options, specs, names)) as pool:
+            with mp.get_context("fork").Pool(workers, _setup, (variant, options, specs, names, True)) as pool:
                 for part in pool.imap_unordered(_play_deal, jobs):
-                    results += part
-                    if bar:
-                        bar[0].advance(bar[1], len(rotations))
+                    finished(part)
+    except KeyboardInterrupt:
+        interrupted = True
     finally:
         if bar:
             bar[0].stop()
-    results.sort(key=lambda g: (g.deal, g.rotation))
-    config = dict(variant=variant, rules=options, agents=names, specs=[s if isinstance(s, str) else names[i]
-                  for i, s in enumerate(specs)], games=len(results), deals=deals, rotations=rotations, seed=seed)
-    return TournamentResult(config, _aggregate(names, results), _ratings(names, results),
-                            results, sum(g.truncated for g in results), time.perf_counter() - start)
+        if log:
+            log.close()
+    played.sort(key=lambda g: (g.deal, g.rotation))
+    config["planned_games"], config["games"] = config["games"], len(played)
+    return TournamentResult(config, _aggregate(names, played), _ratings(names, played),
+                            played, sum(g.truncated for g in played), time.perf_counter() - start, interrupted)
 
 
 def _unique(names: list[str]) -> list[str]:
@@ -289,10 +318,10 @@ def _ratings(names, results) -> list[Rating] | None:
     return openskill_ratings(names, matches)
 
 
-def _progress_bar(total: int):
+def _progress_bar(total: int, completed: int = 0):
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     bar = Progress(TextColumn("games"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), transient=False)
-    task = bar.add_task("games", total=total)
+    task = bar.add_task("games", total=total, completed=completed)
     bar.start()
     return bar, task

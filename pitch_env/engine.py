@@ -19,6 +19,10 @@ from .summary import HandSummary
 PASS = 0
 BID, DECLARE, STOCK, DISCARD, PLAY, OVER = range(6)
 PHASES = ("bid", "declare", "stock", "discard", "play", "over")
+# For why_illegal: the action word each phase takes, what a person is asked to do, suit names.
+_PHASE_KIND = ("bid", "trump", "stock", "discard", "play")
+_PHASE_VERB = ("bid or pass", "name trump", "keep or give the stock", "discard", "play a card")
+_SUIT_WORDS = ("clubs", "diamonds", "hearts", "spades")
 
 
 class IllegalActionError(ValueError):
@@ -416,6 +420,54 @@ class Game:
             self.phase, self.current_seat, self._legal = OVER, None, []
             return
         self._start_hand()
+
+    def why_illegal(self, action) -> str:
+        """Why ``action`` is not allowed now, in the rules' words ("" when it is legal): a short
+        reason for a person at the table ("you must follow clubs or play a trump")."""
+        if self.phase == OVER:
+            return "the game is over"
+        try:
+            name = self.layout.name(action)
+        except ValueError as e:
+            return str(e)
+        index = self.layout.index[name]
+        if index in self._cached_legal():
+            return ""
+        phase, kind = self.phase, name.split()[0]
+        if kind != _PHASE_KIND[phase] and not (phase == BID and kind == "pass"):
+            return f"now is the time to {_PHASE_VERB[phase]}, not to {kind}"
+        if phase == BID:
+            return self._why_bid_illegal(index)
+        if phase in (PLAY, DISCARD):
+            card = index - (self.layout.play_base if phase == PLAY else self.layout.discard_base)
+            if not self.hands[self.current_seat] >> card & 1:
+                return f"you do not hold {CARD_NAMES[card]}"
+            if phase == PLAY and self.rules.follow == "trumps_only":
+                return "only trumps may be played"
+            if phase == PLAY and self.trick:
+                led = _SUIT_WORDS[self.table.suit[self.trick[0][1]]]
+                if self.table.suit[self.trick[0][1]] == self.table.trump:
+                    return f"you must follow the trump led ({led})"
+                return f"you must follow {led} or play a trump"
+        return f"{name!r} is not allowed now"
+
+    def _why_bid_illegal(self, index: int) -> str:
+        r, seat = self.rules, self.current_seat
+        high = self.high_bid
+        stuck = seat == self.dealer and r.all_pass == "stick_dealer" and high == PASS
+        if index == 0:
+            return f"everybody passed, so the dealer is stuck and must bid at least {max(r.stick_min, r.min_bid)}" if stuck else \
+                "you may not pass now"
+        if high == SHOOT:
+            return "a shoot has been bid and nothing tops it: pass"
+        if index == self.layout.shoot:
+            return "only the dealer may shoot the moon" if r.shoot == "dealer_double" else "you may not shoot now"
+        bid = r.min_bid + index - 1
+        if stuck:
+            return f"the dealer is stuck and must bid at least {max(r.stick_min, r.min_bid)}"
+        if seat == self.dealer and r.dealer_may_steal:
+            return f"bid at least {bid_name(high)} (the dealer may take the bid at {bid_name(high)})"
+        return f"bid higher than {bid_name(high)}" if bid <= high else f"bid {bid} is not allowed now"
 
     def _illegal_message(self, action) -> str:
         legal = ", ".join(self.legal_action_names())

@@ -94,3 +94,111 @@ def test_replay_refuses_what_is_not_a_record(tmp_path, monkeypatch, capsys):
     assert rc == 2 and "not a pitch game record" in err
     rc, _, err = run(["replay", str(tmp_path / "missing.json")], "", monkeypatch, capsys)
     assert rc == 2 and "no such file" in err
+
+
+# ---------------------------------------------------------------- notation, reasons, interrupts
+class Person:
+    """Answers like a person who tries a card that does not follow suit (once), then plays move 1."""
+
+    def __init__(self):
+        self.shown, self.tried, self.reasons = [], set(), []
+
+    def write(self, text=""):
+        self.shown.append(str(text))
+
+    def read(self, prompt=""):
+        hand = next(t for t in reversed(self.shown) if t.startswith("Hand ") or "Your hand:" in t)
+        cards = hand.split("Your hand: ")[-1].split()
+        moves = next(t for t in reversed(self.shown) if t.startswith("Legal moves:"))
+        legal = set(re.findall(r"play (\w\w)", moves))
+        if "play " in moves and "must follow" not in self.tried:
+            held_not_legal = [c for c in cards if c not in legal]
+            if held_not_legal:
+                self.tried.add("must follow")
+                return held_not_legal[-1]
+        if "play " in moves and "do not hold" not in self.tried and "AS" not in cards:
+            self.tried.add("do not hold")
+            return "AS"
+        return "1"
+
+
+def play_args(**kw):
+    import argparse
+
+    args = dict(variant="setback", num_players=None, partnerships=None, rule=[], opponents="heuristic", seat=0,
+                seed=3, save=None)
+    args.update(kw)
+    return argparse.Namespace(**args)
+
+
+def test_the_screen_explains_the_notation_and_why_a_move_is_illegal():
+    from agents.cli import cmd_play
+
+    person = Person()
+    for seed in range(3, 12):  # until a deal gives a trick the person cannot follow with every card
+        person = Person()
+        assert cmd_play(play_args(seed=seed, rule=["follow=follow_or_trump"]), read=person.read,
+                        write=person.write) == 0
+        if any("you must follow" in t for t in person.shown):
+            break
+    text = "\n".join(person.shown)
+    assert "T (ten)" in text and "C (clubs)" in text and "'2:3' (seat 2 bid 3)" in text
+    assert re.search(r"'play \w\w' is not allowed: you must follow (clubs|diamonds|hearts|spades) or play a trump",
+                     text) or re.search(r"you must follow the trump led", text)
+    assert "is not allowed: you do not hold AS" in text or "'AS' is not a legal move" in text
+
+
+def test_each_hand_result_shows_its_last_trick_first(monkeypatch, capsys):
+    rc, out, _ = run(["play", "--opponents", "heuristic", "--seed", "5"], "1\n" * 3000, monkeypatch, capsys)
+    assert rc == 0
+    results = out.split("== Hand ")[1:]
+    played = [r for r in results if "thrown in" not in r]
+    assert played and all(re.search(r"result ==\n  last trick: (\d:\w\w ?)+ → seat \d\n  pitcher", r) for r in played)
+
+
+def test_why_illegal_agrees_with_the_legal_moves_everywhere():
+    import random
+
+    import pitch_env
+
+    for variant in ("setback", "auction", "ten_point"):
+        g = pitch_env.Game(variant, seed=1)
+        rng = random.Random(1)
+        while not g.is_over:
+            legal = set(g.legal_actions())
+            assert all((g.why_illegal(a) == "") == (a in legal) for a in range(g.layout.size))
+            g.apply(rng.choice(sorted(legal)))
+        assert g.why_illegal(0) == "the game is over"
+
+
+def test_a_bid_too_low_is_explained_by_the_auction_rule():
+    import pitch_env
+
+    g = pitch_env.Game("setback", seed=0)
+    g.apply_name("bid 3")
+    assert g.why_illegal(g.action_index("bid 2")) == "bid higher than 3"
+    assert g.why_illegal(g.action_index("play AS")) == "now is the time to bid or pass, not to play"
+
+
+def test_ctrl_c_saves_the_game_so_far(tmp_path):
+    from agents.cli import cmd_play
+
+    answers = iter(["1"] * 5)
+
+    def read(prompt=""):
+        try:
+            return next(answers)
+        except StopIteration:
+            raise KeyboardInterrupt from None
+
+    path = tmp_path / "partial.json"
+    shown = []
+    assert cmd_play(play_args(save=str(path)), read=read, write=shown.append) == 0
+    assert "Game stopped." in "\n".join(map(str, shown))
+    record = json.loads(path.read_text())
+    assert record["winner"] is None and record["hands"][0]["bids"]
+
+
+def test_an_unwritable_save_path_fails_before_the_game(tmp_path, monkeypatch, capsys):
+    rc, out, err = run(["play", "--save", str(tmp_path / "no" / "such" / "g.json")], "1\n", monkeypatch, capsys)
+    assert rc == 2 and "--save" in err and "Your move" not in out and len(err.strip().splitlines()) == 1

@@ -139,3 +139,114 @@ def test_plot_draws_rates_of_zero_and_one(tmp_path):
     assert {s.wins for s in result.stats} == {0, 6}
     write_plot(result, tmp_path / "p.png")
     assert (tmp_path / "p.png").read_bytes()[:4] == b"\x89PNG"
+
+
+# ---------------------------------------------------------------- hostile options, kills and interrupts
+@pytest.mark.parametrize("argv, names", [
+    (["--agents", ",random"], "empty spec"),
+    (["--agents", "heuristic,random", "--workers", "0"], "--workers 0"),
+    (["--agents", "heuristic,random", "--workers", "-2"], "--workers -2"),
+    (["--agents", "heuristic,random", "--workers", "100000"], "--workers 100000"),
+    (["--agents", "heuristic,random", "--games", "1000000000000"], "--games"),
+    (["--agents", "pimc:99999999999999999999,random"], "1000"),
+    (["--agents", "pimc:12:99999999999,random"], "bid worlds"),
+    (["--agents", "heuristic"], "--solo"),  # one agent cannot fill two partnership sides
+    (["--agents", "heuristic,random", "--resume"], "--results"),
+    (["--agents", "heuristic,random", "--json", "/no/such/folder/t.json"], "--json"),
+    (["--agents", "heuristic,random", "--plot", "/dev/null/t.png"], "--plot"),
+])
+def test_bad_tournament_options_fail_in_one_line_before_any_game(argv, names, capsys, monkeypatch):
+    import agents.tournament
+
+    monkeypatch.setattr(agents.tournament, "run_tournament", lambda *a, **k: pytest.fail("a game was started"))
+    assert pitch_cli.main(["tournament", "--games", "2", "--quiet", *argv]) == 2
+    err = capsys.readouterr().err
+    assert names in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_an_unwritable_output_path_fails_before_any_game(tmp_path, capsys, monkeypatch):
+    import agents.tournament
+
+    monkeypatch.setattr(agents.tournament, "run_tournament", lambda *a, **k: pytest.fail("a game was started"))
+    (tmp_path / "a_folder").mkdir()
+    assert pitch_cli.main(["tournament", "--agents", "heuristic,random", "--csv", str(tmp_path / "a_folder")]) == 2
+    assert "is a folder" in capsys.readouterr().err
+
+
+def _same_games(a, b):
+    # Everything but the CPU time spent thinking, which no two runs share.
+    strip = lambda r: [{k: v for k, v in g.__dict__.items() if k != "think_s"} for g in r.games]
+    return strip(a) == strip(b)
+
+
+def test_a_killed_tournament_resumes_to_the_uninterrupted_result(tmp_path):
+    args = dict(agents=["heuristic", "random"], games=10, seed=7, max_hands=3)
+    whole = run_tournament("setback", **args)
+    path = tmp_path / "results.jsonl"
+    run_tournament("setback", results=path, **args)
+    lines = path.read_text().splitlines(keepends=True)
+    assert len(lines) == 1 + 10  # the header, then one line per game
+    # A kill after two deals and one game of the third, in the middle of writing the next line.
+    path.write_text("".join(lines[:1 + 5]) + lines[6][:40])
+    resumed = run_tournament("setback", results=path, resume=True, **args)
+    assert _same_games(resumed, whole)
+    assert [s.wins for s in resumed.stats] == [s.wins for s in whole.stats]
+    assert len(path.read_text().splitlines()) == 1 + 10  # the partial deal was replayed, not duplicated
+
+
+def test_a_results_file_is_never_overwritten_or_mixed_with_another_tournament(tmp_path):
+    path = tmp_path / "results.jsonl"
+    run_tournament("setback", ["heuristic", "random"], games=2, seed=1, max_hands=2, results=path)
+    with pytest.raises(ValueError, match="--resume"):
+        run_tournament("setback", ["heuristic", "random"], games=2, seed=1, max_hands=2, results=path)
+    with pytest.raises(ValueError, match="another tournament"):
+        run_tournament("setback", ["heuristic", "random"], games=2, seed=2, max_hands=2, results=path, resume=True)
+    path.write_text(path.read_text().splitlines()[0] + "\n[1, 2]\n{\n")
+    with pytest.raises(ValueError, match="line 2"):
+        run_tournament("setback", ["heuristic", "random"], games=2, seed=1, max_hands=2, results=path, resume=True)
+
+
+@pytest.mark.parametrize("how, workers", [("SIGINT", 1), ("SIGTERM", 2)])  # Ctrl-C, or a plain kill
+def test_ctrl_c_reports_the_games_so_far_and_the_rerun_finishes_them(tmp_path, how, workers):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    path = tmp_path / "results.jsonl"
+    cmd = [sys.executable, "-m", "pitch_cli", "tournament", "--agents", "heuristic,random", "--games", "4000",
+           "--seed", "3", "--rule", "max_hands=2", "--quiet", "--results", str(path), "--workers", str(workers)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and (not path.exists() or path.read_text().count("\n") < 5):
+        time.sleep(0.05)
+    proc.send_signal(getattr(signal, how))
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "Interrupted:" in err and "--resume" in err
+    assert "heuristic" in out and "interrupted" in out
+    finished = path.read_text().count("\n") - 1
+    assert 4 <= finished < 4000
+    resumed = run_tournament("setback", ["heuristic", "random"], games=40, seed=3, max_hands=2, results=path,
+                             resume=True)
+    assert _same_games(resumed, run_tournament("setback", ["heuristic", "random"], games=40, seed=3, max_hands=2))
+
+
+def test_fair_share_is_the_share_of_sides_an_agent_holds():
+    from agents.report import fair_shares
+
+    two = run_tournament("setback", ["heuristic", "random"], games=2, seed=1, max_hands=1)
+    assert fair_shares(two) == [0.5, 0.5]
+    three = run_tournament("auction", ["heuristic", "random", "random"], games=3, seed=1, max_hands=1)
+    assert fair_shares(three) == pytest.approx([1 / 3] * 3)  # 4 seats, 3 agents: one holds two seats each game
+
+
+def test_the_table_explains_margin_and_bids_made(capsys):
+    from agents.report import print_result
+
+    print_result(run_tournament("setback", ["heuristic", "random"], games=2, seed=1, max_hands=2))
+    out = " ".join(capsys.readouterr().out.split())
+    assert "margin: the agent's side's final score minus the best other side's" in out
+    assert "'of N' such hands" in out

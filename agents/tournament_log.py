@@ -1,0 +1,85 @@
+"""A tournament's results file: a header line, then one JSON line per finished game, appended a deal
+at a time as deals finish, so a killed tournament loses at most the deals in progress and a rerun
+with ``resume`` plays only the deals the file lacks.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import asdict, fields
+from pathlib import Path
+
+FORMAT = "pitch-tournament-results/1"
+
+
+class ResultsLog:
+    """The games already in ``path`` (complete deals only) and an append handle for new ones.
+
+    ``header`` says which tournament the file belongs to (variant, rules, specs, seed, seatings); a
+    file written by another tournament, or an existing file without ``resume``, is refused by name.
+    """
+
+    def __init__(self, path, header: dict, resume: bool):
+        from .tournament import GameResult
+
+        self.path = Path(path)
+        self.header = json.loads(json.dumps({"format": FORMAT, **header}))  # as it reads back
+        game_fields = {f.name for f in fields(GameResult)}
+        rotations = len(header["rotations"])
+        games: dict[int, dict[int, GameResult]] = {}
+        if self.path.exists() and self.path.stat().st_size:
+            if not resume:
+                raise ValueError(f"--results {path} already exists: add --resume to continue that tournament, "
+                                 "or choose another file")
+            lines = self.path.read_bytes().split(b"\n")
+            first = _parse(lines[0], path, 1)
+            if first != self.header:
+                raise ValueError(f"--results {path} was written by another tournament (different variant, rules, "
+                                 "agents or seed): rerun with those, or choose another file")
+            # The last line may be torn by a kill mid-write: only newline-terminated lines count.
+            for number, line in enumerate(lines[1:-1], 2):
+                row = _parse(line, path, number)
+                if not isinstance(row, dict) or set(row) != game_fields:
+                    raise ValueError(f"--results {path}, line {number}: not a game of this tournament; "
+                                     "delete the file to start over")
+                g = GameResult(**row)
+                games.setdefault(g.deal, {})[g.rotation] = g
+        # A deal counts only with every seating played: duplicate comparisons need all of them.
+        self.done = {d: [rs[r] for r in range(rotations)] for d, rs in games.items()
+                     if set(rs) == set(range(rotations))}
+        self._rewrite()
+        self._file = open(self.path, "a")
+
+    def _rewrite(self) -> None:
+        """The file as header + complete deals, renamed into place (partial deals are replayed)."""
+        lines = [json.dumps(self.header)] + [json.dumps(asdict(g)) for d in sorted(self.done)
+                                             for g in self.done[d]]
+        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w") as f:
+                f.write("\n".join(lines) + "\n")
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, self.path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    def append(self, games) -> None:
+        """One deal's games in one write, flushed to disk before the next deal counts as done."""
+        self._file.write("".join(json.dumps(asdict(g)) + "\n" for g in games))
+        self._file.flush()
+        os.fsync(self._file.fileno())
+
+    def close(self) -> None:
+        self._file.close()
+
+
+def _parse(line: bytes, path, number: int):
+    try:
+        return json.loads(line)
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+        raise ValueError(f"--results {path}, line {number}: not a JSON line of a tournament results file; "
+                         "delete the file to start over") from None

@@ -1,0 +1,124 @@
+"""Hostile training configs for bench/fuzz.py: the shipped configs/*.yaml with one field set to a
+value training cannot use (out of range, NaN, wrong type, unknown agent spec, a run name that
+leaves runs_dir), or replaced by YAML that is no config (a billion-laughs bomb, deep nesting,
+non-UTF-8 bytes), each read with ``train.config.load_config`` — validation only, no training.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from bench.fuzz import Case, one_line_error
+
+SHIPPED = Path(__file__).resolve().parent.parent / "configs"
+_BASE: list[dict] = []
+
+# field -> values that must be refused (each is a reason a run would crash, hang, or write elsewhere)
+BAD_VALUES = {
+    "seed": [-1, 2**80, 1.5, "abc"],
+    "torch_threads": [0, -2],
+    "total_steps": [0, -1, True, 1e30],
+    "num_envs": [0, -3],
+    "learning_rate": [float("nan"), float("inf"), -1.0, 0.0, "fast"],
+    "imitate_lr": [float("nan"), -1.0],
+    "gamma": [5.0, -0.1, float("nan")],
+    "gae_lambda": [2.0, -1.0],
+    "clip_range": [-1.0, 0.0, float("nan")],
+    "max_grad_norm": [-1.0, float("nan")],
+    "vf_coef": [float("nan"), float("inf")],
+    "win_bonus": [float("nan")],
+    "n_steps": [0, -5],
+    "batch_size": [0, -1],
+    "n_epochs": [0],
+    "eval_every": [-5],
+    "checkpoint_every": [-1],
+    "snapshot_every": [-1],
+    "snapshot_pool": [-1],
+    "imitate_workers": [0, -1],
+    "imitate_decisions": [-5],
+    "hidden": [[], [-3], [0], [10**9], "256", [[1]]],
+    "opponents": [{"wizard": 1.0}, {"heuristic": -1.0}, {}, {"heuristic": float("nan")}, ["heuristic"],
+                  {"pimc:0": 1.0}, {"pimc:99999999999999999999": 1.0}, {"checkpoint:/no/such/file": 1.0}],
+    "eval_opponents": [["wizard"], ["pimc:x"], "heuristic,random", [5]],
+    "imitate": ["wizard", "pimc:0", "pimc:-3", "human"],
+    "imitate_against": ["wizard"],
+    "run_name": ["../..", "/tmp/escape", "a/../../b", "..", "x/../../y"],
+    "variant": ["chess", "", 5],
+    "rules": [{"num_players": 99}, [1], {"no_such_option": 1}, {"target_score": -4}],
+    "activation": ["sigmoid", 1],
+    "vec_env": ["threads"],
+    "no_such_key": [1],
+}
+
+_BOMB = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+    f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, "
+    f"*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n"
+    for i in range(8)) + "variant: *i\n"
+
+
+def prepare(work: Path) -> None:
+    import yaml
+
+    import train.config  # noqa: F401  (imported before the fork)
+
+    for path in sorted(SHIPPED.glob("*.yaml")):
+        _BASE.append(yaml.safe_load(path.read_text()) or {})
+
+
+def make_case(rng: random.Random, work: Path, i: int) -> Case:
+    import yaml
+
+    path = work / f"k{i}.yaml"
+    roll = rng.random()
+    if roll < 0.05:  # a shipped config, untouched: it must be read
+        path.write_text(yaml.safe_dump(rng.choice(_BASE)))
+        return Case("configs", "none", path, False)
+    if roll < 0.25:
+        name, data = rng.choice([
+            ("yaml_bomb", _BOMB.encode()),
+            ("bomb_in_field", _BOMB.replace("variant: *i", "hidden: *i").encode()),
+            ("deep_list", b"hidden: " + b"[" * 20_000 + b"]" * 20_000),
+            ("deep_map", b"rules: " + b"{a: " * 5_000 + b"1" + b"}" * 5_000),
+            ("not_utf8", b"variant: \xff\xfe\x80setback\n"),
+            ("top_list", b"- 1\n- 2\n"), ("top_string", b"setback\n"), ("top_number", b"5\n"),
+            ("bad_yaml", b"variant: [setback\nseed: : :\n"), ("tab_indent", b"rules:\n\tnum_players: 3\n"),
+            ("huge_string", b"run_name: " + b"x" * 30_000_000 + b"\n"),
+            ("python_tag", b"seed: !!python/object/apply:os.system ['echo pwned']\n"),
+            ("binary_tag", b"variant: !!binary aGVsbG8=\n"),
+        ])
+        path.write_bytes(data)
+        return Case("configs", name, path, True)
+    if roll < 0.27:
+        path.mkdir()
+        return Case("configs", "directory", path, True)
+    values = dict(rng.choice(_BASE))
+    key = rng.choice(sorted(BAD_VALUES))
+    value = rng.choice(BAD_VALUES[key])
+    values[key] = value
+    path.write_text(yaml.safe_dump(values))
+    return Case("configs", f"{key}={str(value)[:40]}", path, True)
+
+
+def check(case: Case) -> tuple[str, str]:
+    from train.config import load_config
+
+    try:
+        load_config(case.path)
+    except BaseException as e:
+        failure = one_line_error(e)
+        if failure:
+            return "fail", failure
+        if case.must_refuse is False:
+            return "fail", f"refused a shipped config: {str(e)[:200]}"
+        return "ok", "refused in one line"
+    if case.must_refuse:
+        return "fail", "silently accepted: training would crash, hang or write outside runs_dir"
+    return "ok", "accepted: a sound config"
+
+
+def cleanup(case: Case) -> None:
+    if case.path.is_dir():
+        case.path.rmdir()
+    else:
+        case.path.unlink(missing_ok=True)
