@@ -22,7 +22,7 @@ _BASE: list[dict] = []
 
 def prepare(work: Path) -> None:
     import pitch_cli
-    from pitch_env import Game
+    from pitch_env import Game, game_record
 
     pitch_cli.build_parser()  # imports every subcommand before the fork, so each child starts at once
 
@@ -35,7 +35,7 @@ def prepare(work: Path) -> None:
         rng = random.Random(i)
         while not g.is_over:
             g.apply(rng.choice(g.legal_actions()))
-        _BASE.append(json.loads(json.dumps(g.game_record())))
+        _BASE.append(json.loads(json.dumps(game_record(g))))
 
 
 def _paths(node, path=()):
@@ -158,11 +158,11 @@ def make_case(rng: random.Random, work: Path, i: int) -> Case:
 
 def _disagrees_with_rules(path: Path) -> bool:
     """True unless the engine, replaying the record's deals and moves, writes exactly this record."""
-    from pitch_env.record import replay
+    from pitch_env import game_record, replay
 
     try:
         record = json.loads(path.read_text())
-        return replay(record).game_record() != record
+        return game_record(replay(record)) != record
     except BaseException:
         return True
 
