@@ -130,7 +130,7 @@ def cmd_play(args, read=input, write=print) -> int:
 
     try:
         options = _rules_options(args)
-        env = pitch_env.env(args.variant, **options)
+        env = pitch_env.env(args.variant, infoset=True, **options)
     except ValueError as e:
         return _fail(str(e))
     raw = env.unwrapped

@@ -112,7 +112,7 @@ _worker = {}
 
 
 def _setup(variant: str, options: dict, specs: list, names: list[str]) -> None:
-    _worker.update(env=pitch_env.env(variant, illegal_action="raise", **options), specs=specs, names=names,
+    _worker.update(env=pitch_env.env(variant, illegal_action="raise", infoset=True, **options), specs=specs, names=names,
                    agents={})
 
 
