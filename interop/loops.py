@@ -156,38 +156,33 @@ def openspiel_random_sim(variant: str, sims: int = 2):
 
 
 def openspiel_ismcts_match(variant: str, games: int = 1, simulations: int = 10):
-    """OpenSpiel's ISMCTS bot (random rollouts) in seat 0 against uniform random bots, one-hand games;
-    returns (decisions of the search bot, seconds)."""
+    """OpenSpiel's ISMCTS bot (random rollouts, worlds from ``resample_from_infostate``) in seat 0
+    against random play, one-hand games; returns (decisions of the search bot, seconds)."""
     import pyspiel
-    from open_spiel.python.algorithms import evaluate_bots, ismcts, mcts
-    from open_spiel.python.bots import uniform_random
+    from open_spiel.python.algorithms import ismcts, mcts
 
     import pitch_env.openspiel  # noqa: F401
 
     game = pyspiel.load_game(f"python_pitch_{variant}", {"max_hands": 1})
     rng = np.random.RandomState(0)
-    search = _CountingBot(ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, rng), uct_c=2.0,
-                                           max_simulations=simulations, random_state=rng))
-    bots = [search] + [uniform_random.UniformRandomBot(p, rng) for p in range(1, game.num_players())]
+    bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, rng), uct_c=2.0,
+                           max_simulations=simulations, random_state=rng)
+    decisions = 0
     start = time.perf_counter()
-    returns = [evaluate_bots.evaluate_bots(game.new_initial_state(), bots, rng) for _ in range(games)]
-    seconds = time.perf_counter() - start
-    assert all(abs(sum(r)) < 1e-9 for r in returns) and search.decisions
-    return search.decisions, seconds
-
-
-class _CountingBot:
-    """Counts the decisions a bot took (evaluate_bots calls ``step`` once per decision)."""
-
-    def __init__(self, bot):
-        self.bot, self.decisions = bot, 0
-
-    def __getattr__(self, name):
-        return getattr(self.bot, name)
-
-    def step(self, state):
-        self.decisions += 1
-        return self.bot.step(state)
+    for _ in range(games):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes, probs = zip(*state.chance_outcomes())
+                state.apply_action(int(rng.choice(outcomes, p=probs)))
+            elif state.current_player() == 0:
+                state.apply_action(bot.step(state))
+                decisions += 1
+            else:
+                state.apply_action(int(rng.choice(state.legal_actions())))
+        assert abs(sum(state.returns())) < 1e-9
+    assert decisions
+    return decisions, time.perf_counter() - start
 
 
 LOOPS = {
