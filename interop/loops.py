@@ -32,6 +32,43 @@ def _pick(rng, mask) -> int:
     return int(rng.choice(legal)) if len(legal) else 0  # 0 for a seat that is not to move (ignored)
 
 
+def sb3_tutorial(variant: str, steps: int = 256):
+    """PettingZoo's SB3 action-masking tutorial (tutorials/SB3/connect_four): its wrapper, ActionMasker,
+    MaskablePPO.learn; one policy plays every seat. (tests/test_env_copies.py runs it in make test.)"""
+    import gymnasium
+    from pettingzoo.utils import BaseWrapper
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+    from sb3_contrib.common.wrappers import ActionMasker
+
+    class SB3ActionMaskWrapper(BaseWrapper, gymnasium.Env):
+        def reset(self, seed=None, options=None):
+            super().reset(seed, options)
+            self.observation_space = super().observation_space(self.possible_agents[0])["observation"]
+            self.action_space = super().action_space(self.possible_agents[0])
+            return self.observe(self.agent_selection), {}
+
+        def step(self, action):
+            mover = self.agent_selection
+            super().step(action)
+            return (self.observe(self.agent_selection), self._cumulative_rewards[mover],
+                    self.terminations[mover], self.truncations[mover], self.infos[mover])
+
+        def observe(self, agent):
+            return super().observe(agent)["observation"]
+
+        def action_mask(self):
+            return super().observe(self.agent_selection)["action_mask"]
+
+    env = SB3ActionMaskWrapper(make(variant))
+    env.reset(seed=0)
+    env = ActionMasker(env, lambda e: e.action_mask())
+    model = MaskablePPO(MaskableActorCriticPolicy, env, n_steps=128, batch_size=64, n_epochs=1, device="cpu", seed=0)
+    start = time.perf_counter()
+    model.learn(total_timesteps=steps)
+    return model.num_timesteps, time.perf_counter() - start
+
+
 def tianshou_collector(variant: str, steps: int = STEPS, vector: str = "dummy"):
     """Tianshou 2.x: PettingZooEnv + MultiAgentPolicy of masked random policies + Collector storing
     into a VectorReplayBuffer, over DummyVectorEnv or SubprocVectorEnv (2 envs)."""
@@ -186,6 +223,7 @@ def openspiel_ismcts_match(variant: str, games: int = 1, simulations: int = 10):
 
 
 LOOPS = {
+    "sb3 MaskablePPO.learn (PettingZoo tutorial wrapper)": sb3_tutorial,
     "tianshou Collector, DummyVectorEnv x2": lambda v: tianshou_collector(v, vector="dummy"),
     "tianshou Collector, SubprocVectorEnv x2": lambda v: tianshou_collector(v, vector="subproc"),
     "torchrl check_env_specs + masked rollout": torchrl_rollout,
