@@ -3,7 +3,7 @@ PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: install run test bench soak clean
+.PHONY: install run test bench soak clean interop
 
 $(BIN)/.installed: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -13,6 +13,19 @@ $(BIN)/.installed: pyproject.toml
 	touch $@
 
 install: $(BIN)/.installed
+
+# The RL libraries people pair us with, in a venv of their own (pip install pitch-rl[interop]):
+# each library's own loop on every variant (interop/), then the steps/s table of docs/interop.md.
+INTEROP := .venv-interop
+$(INTEROP)/bin/.installed: pyproject.toml
+	test -x $(INTEROP)/bin/python || $(PYTHON) -m venv $(INTEROP) || python3 -m venv $(INTEROP)
+	$(INTEROP)/bin/pip install --disable-pip-version-check -q torch==2.13.0
+	$(INTEROP)/bin/pip install --disable-pip-version-check -q -e ".[interop,dev]"
+	touch $@
+
+interop: $(INTEROP)/bin/.installed
+	$(INTEROP)/bin/python -m pytest interop -p no:cacheprovider
+	$(INTEROP)/bin/python -m interop.loops
 
 run: install
 	$(BIN)/python -m pitch_cli run
@@ -29,4 +42,4 @@ soak: install
 	$(BIN)/python -m bench.fuzz --seconds 120
 
 clean:
-	rm -rf $(VENV) runs .pytest_cache .hypothesis
+	rm -rf $(VENV) $(INTEROP) runs .pytest_cache .hypothesis

@@ -62,7 +62,7 @@ def swap(args) -> None:
 
 
 def agree(args) -> None:
-    env = pitch_env.env(args.variant)
+    env = pitch_env.env(args.variant, infoset=True)
     net = CheckpointAgent(args.checkpoint, env)
     heuristic = HeuristicAgent(env)
     search = PIMCAgent(env, bid_worlds=args.bid_worlds or 8, seed=args.seed, switch_z=args.switch_z)

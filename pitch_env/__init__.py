@@ -1,7 +1,9 @@
 """pitch-rl: the rules engine, observation encoder, game records and PettingZoo environment for Pitch.
 
 ``rules(variant, **options)`` builds a rule set, ``Game`` plays it, ``env``/``raw_env`` wrap it
-as a PettingZoo AEC environment (imported lazily so the engine alone stays light).
+as a PettingZoo AEC environment (imported lazily so the engine alone stays light). Importing
+``pitch_env`` registers ``pitch/setback-v0``, ``pitch/auction-v0`` and ``pitch/ten_point-v0`` for
+``pettingzoo.make("aec", id, **options)``.
 """
 
 from .cards import card_name, parse_card, parse_cards
@@ -12,6 +14,22 @@ from .rules import Rules, rules, variants
 
 __all__ = ["Game", "IllegalActionError", "Rules", "rules", "variants", "env", "raw_env",
            "card_name", "parse_card", "parse_cards", "game_record", "replay", "load_record", "save_record"]
+
+
+VARIANT_IDS = {f"pitch/{variant}-v0": variant for variant in variants()}
+
+
+def _register() -> None:
+    # PettingZoo reads entry points from its own in-memory registry, so the ids exist only once
+    # this module ran; the entry point is a string, so pitch_env.aec loads only on make().
+    from pettingzoo.env_registry.registration import aec_registry, register
+
+    for env_id, variant in VARIANT_IDS.items():
+        if env_id not in aec_registry:  # a re-import (importlib.reload) must not warn
+            register("aec", env_id, entry_point="pitch_env.aec:env", kwargs={"variant": variant})
+
+
+_register()
 
 
 def __getattr__(name):

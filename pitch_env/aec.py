@@ -9,9 +9,16 @@ Actions: one ``Discrete`` space per rule set covering every action name of GAME_
 
 Observations: ``{"observation": float32[size], "action_mask": int8[actions]}``, the same shape
 for every agent; the pieces are documented by ``env.unwrapped.observer.describe()`` (see
-pitch_env/observer.py). ``infos[agent]`` of the agent to move holds ``"legal_actions"`` (indices)
-and ``"infoset"``: the same information as a readable mapping (pitch_env/infoset.py), to be read
-before the next ``step`` (it is computed on first access).
+pitch_env/observer.py). The mask is the legal actions.
+
+Infos: plain and empty by default, so libraries that deep-copy, pickle or stack infos (SB3's
+VecEnv, Tianshou's buffer, TorchRL's specs) can. Rule-based agents ask for what a seat knows:
+``env.unwrapped.infoset(agent)`` returns the readable mapping of pitch_env/infoset.py, and the
+option ``infoset=True`` puts that plain dict under ``infos[agent]["infoset"]`` of the agent to move.
+
+Copies: ``copy.deepcopy``, ``pickle`` and ``cloudpickle`` of an env mid-game give an independent env
+that plays on identically. Registered as ``pettingzoo.make("aec", "pitch/setback-v0")`` (also
+``pitch/auction-v0``, ``pitch/ten_point-v0``) once ``pitch_env`` is imported.
 
 Rewards: ``reward="game"`` (default) gives, when the game ends, +1 to the winning side's seats and
 −1/(sides−1) to the others (zero-sum; 0 to all when truncated at ``max_hands``). ``reward="hand"``
@@ -29,6 +36,7 @@ Version history: v0 — first release.
 from __future__ import annotations
 
 import dataclasses
+import math
 import random
 import warnings
 
@@ -39,7 +47,6 @@ from pettingzoo.utils import wrappers
 
 from .engine import OVER, Game
 from .infoset import infoset
-from .lazy import LazyMapping
 from .observer import Observer, LiveTable
 from .record import game_record
 from .render import render_record, render_view
@@ -87,38 +94,20 @@ class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
         return self.env.last(observe)
 
 
-class InfoSet(LazyMapping):
-    """The readable view of what a seat may know, computed on first access.
-
-    It describes the step at which it was handed out; reading it after the environment has
-    moved on raises an error instead of returning a view of a different moment.
-    """
-
-    __slots__ = ("_env", "_step", "_seat")
-
-    def __init__(self, env: "raw_env", seat: int):
-        # set directly, not through super().__init__(): this runs at every step
-        self._dict, self._env, self._step, self._seat = None, env, env._step_count, seat
-
-    def _build(self) -> dict:
-        if self._env._step_count != self._step:
-            raise RuntimeError("this infoset belongs to an earlier step: read info['infoset'] "
-                               "(or copy it with dict(...)) before calling env.step again")
-        return infoset(self._env.game, self._seat)
-
-
 class raw_env(AECEnv):
     metadata = {"render_modes": ["human", "ansi"], "name": "pitch_v0", "is_parallelizable": False,
                 "render_fps": 1}
 
     def __init__(self, variant: str = "setback", render_mode: str | None = None, reward: str = "game",
                  episode: str = "game", illegal_reward: float = -1.0, illegal_action: str = "terminate",
-                 **options):
+                 infoset: bool = False, **options):
         super().__init__()
         for name, value in (("reward", reward), ("episode", episode), ("illegal_action", illegal_action)):
             if value not in _ENV_OPTIONS[name]:
                 raise ValueError(f"env option {name}={value!r} is not allowed: choose one of "
                                  f"{', '.join(map(repr, _ENV_OPTIONS[name]))}")
+        if not isinstance(infoset, bool):
+            raise ValueError(f"env option infoset={infoset!r} must be True or False")
         if episode == "hand" and reward != "hand":
             raise ValueError("env option episode='hand' needs reward='hand': a single hand has no game winner")
         if render_mode not in (None, *self.metadata["render_modes"]):
@@ -129,12 +118,13 @@ class raw_env(AECEnv):
             if "unknown rules option" not in str(e):
                 raise
             raise ValueError(f"{e}; the env's own options are render_mode, reward, episode, "
-                             "illegal_reward, illegal_action") from None
+                             "illegal_reward, illegal_action, infoset") from None
         # A hand-long episode is a one-hand game from a random dealer (drawn from the game's seed).
         self._game_rules = (dataclasses.replace(self.rules, first_dealer="random", max_hands=1)
                             if episode == "hand" else self.rules)
         self.render_mode, self.reward_mode, self.episode = render_mode, reward, episode
         self.illegal_reward, self.illegal_action = float(illegal_reward), illegal_action
+        self.infoset_in_info = infoset
         self.observer = Observer(self.rules)
         self._live = LiveTable(self.observer)
         n = self.rules.num_players
@@ -153,7 +143,6 @@ class raw_env(AECEnv):
         self._hand_scale = 1.0 / self.rules.max_hand_points
         self._seed_source = None
         self.game = None
-        self._step_count = 0
 
     def observation_space(self, agent):
         return self.observation_spaces[agent]
@@ -177,9 +166,23 @@ class raw_env(AECEnv):
     def game_record(self) -> dict:
         return game_record(self.game)
 
+    def infoset(self, agent: str | None = None) -> dict:
+        """What ``agent`` (default: the agent to move) may know now, as the readable plain dict of
+        pitch_env/infoset.py: built from public facts and that seat's cards only."""
+        if self.game is None:
+            raise RuntimeError("infoset() needs a game: call env.reset() first")
+        if agent is None:
+            seat = self.game.current_seat
+        elif agent in self.agent_name_mapping:
+            seat = self.agent_name_mapping[agent]
+        else:
+            raise ValueError(f"unknown agent {agent!r}: use one of {', '.join(self.possible_agents)}")
+        return infoset(self.game, seat)
+
     # ---------------------------------------------------------------- AEC API
     def reset(self, seed: int | None = None, options: dict | None = None):
         if seed is not None:
+            seed = _seed(seed)
             self._seed_source = random.Random(seed)
             game_seed = seed
         elif self._seed_source is not None:
@@ -195,7 +198,6 @@ class raw_env(AECEnv):
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
         self._rewarded = False
-        self._step_count += 1
         self._set_turn()
 
     def observe(self, agent):
@@ -221,11 +223,9 @@ class raw_env(AECEnv):
             if not 0 <= action < self.num_actions:
                 self._as_index(action)  # a plain int out of range: raises, naming the range
             self._cumulative_rewards[agent] = 0.0
-            self._step_count += 1
             return self._illegal(agent, action)
         self._cumulative_rewards[agent] = 0.0
         self.infos[agent] = {}
-        self._step_count += 1
         seat, phase, hand = game.current_seat, game.phase, game.hand_number
         game.apply_legal(action)
         self._live.after(game, seat, action, phase, hand)
@@ -247,7 +247,7 @@ class raw_env(AECEnv):
         seat = self.game.current_seat
         agent = self.possible_agents[seat]
         self.agent_selection = agent
-        self.infos[agent] = {"legal_actions": self.game.legal_actions(), "infoset": InfoSet(self, seat)}
+        self.infos[agent] = {"infoset": infoset(self.game, seat)} if self.infoset_in_info else {}
 
     def _end_of_hand(self):
         game = self.game
@@ -299,3 +299,16 @@ class raw_env(AECEnv):
 
     def close(self):
         pass
+
+
+def _seed(seed) -> int:
+    """A reset seed as an int: ints and numpy integers; anything else is refused by name (a float
+    would be truncated to another game's seed without a word)."""
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
+        return int(seed)
+    if isinstance(seed, float) and math.isfinite(seed) and seed.is_integer():
+        hint = f"; pass seed={int(seed)}"
+    else:
+        hint = ", e.g. seed=1"
+    raise ValueError(f"reset(seed={seed!r}): a seed must be an integer (int or numpy integer) or None, "
+                     f"not {type(seed).__name__}{hint}")

@@ -203,6 +203,16 @@ class LiveTable:
                      "phase", "pitcher", "contract"):
             setattr(self, "_" + name, o[name])
 
+    # A memoryview can be neither copied nor pickled (cloudpickle silently turns it into read-only
+    # bytes): copies carry the table and make a fresh view of their own.
+    def __getstate__(self):
+        return {name: getattr(self, name) for name in self.__slots__ if name != "_mv"}
+
+    def __setstate__(self, state):
+        for name, value in state.items():
+            setattr(self, name, value)
+        self._mv = memoryview(self.table)
+
     def sync(self, game: Game) -> None:
         self.observer.encode_table(game, self.table)
 

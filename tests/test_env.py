@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import random
 import warnings
 
@@ -26,13 +27,17 @@ def make(variant, n, partnerships, **kw):
     return pitch_env.env(variant, num_players=n, partnerships=partnerships, **kw)
 
 
+def legal(obs) -> list[int]:
+    return np.flatnonzero(obs["action_mask"]).tolist()
+
+
 def random_game(env, seed):
-    """Play one random game, yielding (env, agent) before each decision."""
+    """Play one random game, yielding (agent, observation, info) before each decision."""
     rng = random.Random(seed)
     env.reset(seed=seed)
     for agent, obs, info in turns(env):
         yield agent, obs, info
-        env.step(rng.choice(info["legal_actions"]))
+        env.step(rng.choice(legal(obs)))
 
 
 @pytest.mark.parametrize("variant,n,partnerships", CONFIGS, ids=IDS)
@@ -46,7 +51,7 @@ def test_pettingzoo_api_seed_and_render_tests_pass(variant, n, partnerships):
 
 @pytest.mark.parametrize("variant,n,partnerships", CONFIGS, ids=IDS)
 def test_mask_observation_and_infoset_agree_with_the_engine_at_every_step(variant, n, partnerships):
-    env = make(variant, n, partnerships)
+    env = make(variant, n, partnerships, infoset=True)
     raw = env.unwrapped
     fresh = Observer(raw.rules)
     space = raw.observation_space("player_0")
@@ -56,12 +61,12 @@ def test_mask_observation_and_infoset_agree_with_the_engine_at_every_step(varian
             seat = raw.agent_name_mapping[agent]
             assert seat == game.current_seat
             assert np.flatnonzero(obs["action_mask"]).tolist() == sorted(game.legal_actions())
-            assert info["legal_actions"] == game.legal_actions()
             assert np.array_equal(raw.action_masks(), obs["action_mask"])
             # the move-by-move table equals an encoding from scratch
             np.testing.assert_allclose(obs["observation"], fresh.encode(game, seat), atol=1e-6)
             assert space.contains(obs)
-            assert dict(info["infoset"]) == infoset(game, seat)
+            assert info == {"infoset": infoset(game, seat)} and type(info["infoset"]) is dict
+            assert info["infoset"] == raw.infoset(agent) == raw.infoset()
             assert info["infoset"]["legal_actions"] == [raw.action_name(a) for a in game.legal_actions()]
 
 
@@ -195,7 +200,7 @@ def rewards_by_agent(env, seed):
     for agent in env.agent_iter():
         obs, reward, term, trunc, info = env.last()
         totals[agent] += reward
-        env.step(None if term or trunc else rng.choice(info["legal_actions"]))
+        env.step(None if term or trunc else rng.choice(legal(obs)))
     return totals
 
 
@@ -253,13 +258,52 @@ def test_action_names_round_trip_and_unknown_names_list_the_forms():
         raw.action_index("fold")
 
 
-def test_infoset_read_after_the_next_step_is_refused():
+def test_infos_are_empty_unless_the_infoset_is_asked_for():
     env = pitch_env.env("setback")
+    for _, _, info in random_game(env, seed=0):
+        assert info == {}
+    assert all(i == {} for i in env.infos.values())
+
+
+def test_the_infoset_in_info_is_a_snapshot_that_later_steps_leave_alone():
+    env = pitch_env.env("setback", infoset=True)
     env.reset(seed=0)
-    info = env.last()[4]
-    env.step(info["legal_actions"][0])
-    with pytest.raises(RuntimeError, match="earlier step"):
-        info["infoset"]["hand"]
+    obs, info = env.last()[0], env.last()[4]
+    before = copy.deepcopy(info)
+    env.step(legal(obs)[0])
+    assert info == before and info["infoset"]["bids"] == []
+    assert [b["seat"] for b in env.unwrapped.infoset("player_1")["bids"]] == [1]  # the env moved on
+
+
+def test_infoset_of_an_unknown_agent_or_before_reset_is_refused():
+    raw = pitch_env.raw_env("setback")
+    with pytest.raises(RuntimeError, match="call env.reset"):
+        raw.infoset()
+    raw.reset(seed=0)
+    with pytest.raises(ValueError, match="unknown agent 'player_9'.*player_0"):
+        raw.infoset("player_9")
+    with pytest.raises(ValueError, match="infoset=1 must be True or False"):
+        pitch_env.env("setback", infoset=1)
+
+
+@pytest.mark.parametrize("seed", [np.int64(5), np.uint32(5), 5])
+def test_numpy_integer_seeds_deal_the_same_game_as_the_int(seed):
+    env = pitch_env.env("setback")
+    env.reset(seed=seed)
+    deal = env.unwrapped.game_record()["hands"][0]["deal"]
+    env.reset(seed=5)
+    assert deal == env.unwrapped.game_record()["hands"][0]["deal"]
+    env.reset()  # the seeded sequence goes on from a numpy seed too
+
+
+@pytest.mark.parametrize("seed,message", [
+    (1.7, "not float, e.g. seed=1"), (1.0, "not float; pass seed=1"), ("abc", "not str"),
+    (float("nan"), "seed=nan.*not float"), (float("inf"), "seed=inf.*not float"), (True, "not bool"),
+])
+def test_seeds_that_are_not_integers_are_refused_by_name(seed, message):
+    env = pitch_env.env("setback")
+    with pytest.raises(ValueError, match=message):
+        env.reset(seed=seed)
 
 
 def test_observation_pieces_cover_the_buffer_and_are_documented():

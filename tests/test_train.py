@@ -87,7 +87,7 @@ def runs(tmp_path_factory):
 
 def play_with(spec_path, variant, games):
     """Every seat played by the checkpoint agent; the env raises on any illegal action."""
-    env = pitch_env.env(variant, illegal_action="raise")
+    env = pitch_env.env(variant, illegal_action="raise", infoset=True)
     agent = agents.make(f"checkpoint:{spec_path}", env)
     phases = set()
     for g in range(games):
@@ -131,7 +131,7 @@ def test_a_policy_that_copies_its_hint_plays_exactly_like_the_heuristic(variant,
     copier = PolicyMLP([(w, np.zeros(n_act, np.float32))], "relu", hint="heuristic")
     path = tmp_path / "copier.safetensors"
     save_policy(path, copier, make_card(rules, copier, 0, {}, n_obs, LAYOUT_VERSION, n_act, "suit_canonical", "heuristic"))
-    env = pitch_env.env(variant)
+    env = pitch_env.env(variant, infoset=True)
     agent, heuristic = agents.make(f"checkpoint:{path}", env), agents.make("heuristic", env)
     decisions = 0
     for seed in range(3):
