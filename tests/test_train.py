@@ -51,7 +51,7 @@ def test_impossible_rules_in_a_config_are_refused(tmp_path):
 def test_bids_to_record_need_a_teacher_and_a_count_of_at_least_zero():
     with pytest.raises(ConfigError, match="'imitate_bids'.*'imitate' is empty"):
         load_config(None, ["imitate_bids=1000"])
-    with pytest.raises(ConfigError, match="'imitate_bids'.*at least 0"):
+    with pytest.raises(ConfigError, match="'imitate_bids'.*is -1: it must be a whole number from 0"):
         load_config(None, ["imitate=heuristic", "imitate_bids=-1"])
     assert load_config(None, ["imitate=heuristic", "imitate_bids=1000"]).imitate_bids == 1000
 
