@@ -183,7 +183,7 @@ def test_the_run_keeps_its_resolved_config_tensorboard_and_card(runs):
 
 def test_resume_continues_the_step_count_and_the_tensorboard_run(runs, tmp_path):
     run = tmp_path / "setback"
-    shutil.copytree(runs["setback"], run)
+    shutil.copytree(runs["setback"], run, symlinks=True)
     before = json.loads((run / "checkpoint" / "state.json").read_text())["steps"]
     train(resume=run, overrides=["total_steps=1536"], show_progress=False)
     after = json.loads((run / "checkpoint" / "state.json").read_text())["steps"]

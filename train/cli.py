@@ -33,7 +33,8 @@ def register(subparsers) -> None:
 
 
 def cmd_train(args) -> int:
-    from .loop import train
+    from .loop import RunInterrupted, train
+    from .policy import CheckpointError
 
     if args.resume and args.config:
         print("error: --resume reads the config saved in the run directory; drop --config "
@@ -42,7 +43,10 @@ def cmd_train(args) -> int:
     try:
         run = train(config_path=args.config, overrides=args.overrides, resume=args.resume,
                     show_progress=not args.no_progress)
-    except (ConfigError, FileNotFoundError, FileExistsError) as e:
+    except RunInterrupted as e:
+        print(e.message, file=sys.stderr)
+        return 130
+    except (ConfigError, CheckpointError, FileNotFoundError, FileExistsError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     print(f"run directory: {run}\npolicy: {run / 'checkpoint' / 'policy.safetensors'} "
