@@ -14,7 +14,7 @@ from pathlib import Path
 from .config import ConfigError
 
 QUICK_CONFIG = Path("configs/quick.yaml")
-GAMES = 200  # duplicate-deal games of `make run`'s table, per opponent
+GAMES = 100  # duplicate-deal games of `make run`'s table, per opponent
 SHIPPED = {"setback": Path("checkpoints/setback"), "auction": Path("checkpoints/auction"),
            "ten_point": Path("checkpoints/ten_point")}
 
