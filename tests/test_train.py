@@ -70,8 +70,10 @@ def test_set_overrides_any_key_with_a_yaml_value(tmp_path):
 
 
 @pytest.mark.parametrize("path", CONFIGS, ids=[p.stem for p in CONFIGS])
-def test_every_shipped_config_is_valid(path):
-    load_config(path).resolved_rules()
+def test_every_shipped_config_is_valid_and_checkpoints_within_its_run(path):
+    cfg = load_config(path)
+    cfg.resolved_rules()
+    assert cfg.checkpoint_every <= cfg.total_steps  # a run killed before its end leaves something to resume
 
 
 # ---------------------------------------------------------------- a tiny run, end to end
