@@ -70,6 +70,7 @@ def _die_with_parent_after_fork() -> None:
 
     def in_child() -> None:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the parent's flag: a terminated worker ends
         if prctl is not None:
             prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
             if os.getppid() != parent[0]:  # the parent died before prctl took effect
