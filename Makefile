@@ -14,6 +14,7 @@ $(BIN)/.installed: pyproject.toml
 
 install: $(BIN)/.installed
 
+# run: trains configs/quick.yaml and prints its table (4:44 measured with the machine at load 11 on 2 cores)
 run: install
 	$(BIN)/python -m pitch_cli run
 

@@ -108,6 +108,7 @@ def main_job(args) -> int:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m train", description="Self-play training (see docs/training.md).")
+    p = argparse.ArgumentParser(prog="python -m train", description=TRAIN_DESCRIPTION,
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     add_arguments(p)
     return cmd_train(p.parse_args(argv))
