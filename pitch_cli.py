@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import random
 import sys
 
 # Modules that add subcommands; each has register(subparsers).
@@ -17,38 +16,22 @@ _COMMAND_MODULES = ("agents.cli", "train.cli", "bench.cli")
 
 def _cmd_run(args) -> int:
     """The main job of `make run`."""
-    try:
-        from train.cli import main_job
-    except ImportError:
-        main_job = None
-    if main_job is not None:
-        return main_job(args)
-    import pitch_env
-    from pitch_env.record import game_record
-    from pitch_env.render import render_record
+    from train.cli import main_job
 
-    game = pitch_env.Game("setback", seed=args.seed)
-    rng = random.Random(args.seed)
-    while not game.is_over:
-        game.apply(rng.choice(game.legal_actions()))
-    print(render_record(game_record(game)))
-    return 0
+    return main_job(args)
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pitch", description="Pitch (Setback) RL environment and agents.")
     sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("run", help="the main job of `make run`")
-    p.add_argument("--seed", type=int, default=0)
+    from train.cli import RUN_DESCRIPTION
+
+    p = sub.add_parser("run", help="the main job of `make run`: train a small agent and compare it (< 3 min)",
+                       description=RUN_DESCRIPTION, formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--seed", type=int, default=0, help="training and tournament seed (0: the config's)")
     p.set_defaults(func=_cmd_run)
     for name in _COMMAND_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as e:
-            if e.name != name:
-                raise
-            continue
-        module.register(sub)
+        importlib.import_module(name).register(sub)
     return parser
 
 

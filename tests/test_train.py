@@ -51,7 +51,7 @@ def test_impossible_rules_in_a_config_are_refused(tmp_path):
 def test_bids_to_record_need_a_teacher_and_a_count_of_at_least_zero():
     with pytest.raises(ConfigError, match="'imitate_bids'.*'imitate' is empty"):
         load_config(None, ["imitate_bids=1000"])
-    with pytest.raises(ConfigError, match="'imitate_bids'.*at least 0"):
+    with pytest.raises(ConfigError, match="'imitate_bids'.*is -1: it must be a whole number from 0"):
         load_config(None, ["imitate=heuristic", "imitate_bids=-1"])
     assert load_config(None, ["imitate=heuristic", "imitate_bids=1000"]).imitate_bids == 1000
 
@@ -70,8 +70,10 @@ def test_set_overrides_any_key_with_a_yaml_value(tmp_path):
 
 
 @pytest.mark.parametrize("path", CONFIGS, ids=[p.stem for p in CONFIGS])
-def test_every_shipped_config_is_valid(path):
-    load_config(path).resolved_rules()
+def test_every_shipped_config_is_valid_and_checkpoints_within_its_run(path):
+    cfg = load_config(path)
+    cfg.resolved_rules()
+    assert cfg.checkpoint_every <= cfg.total_steps  # a run killed before its end leaves something to resume
 
 
 # ---------------------------------------------------------------- a tiny run, end to end
@@ -183,7 +185,7 @@ def test_the_run_keeps_its_resolved_config_tensorboard_and_card(runs):
 
 def test_resume_continues_the_step_count_and_the_tensorboard_run(runs, tmp_path):
     run = tmp_path / "setback"
-    shutil.copytree(runs["setback"], run)
+    shutil.copytree(runs["setback"], run, symlinks=True)
     before = json.loads((run / "checkpoint" / "state.json").read_text())["steps"]
     train(resume=run, overrides=["total_steps=1536"], show_progress=False)
     after = json.loads((run / "checkpoint" / "state.json").read_text())["steps"]
@@ -385,3 +387,276 @@ def test_the_self_play_env_shows_the_learner_what_the_observer_encodes():
         obs, _, term, trunc, _ = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
         if term or trunc:
             obs, _ = env.reset()
+
+
+# ---------------------------------------------------------------- hostile configs (issue #12)
+def one_line_config_error(tmp_path, text: str | bytes, overrides=(), match: str = ""):
+    path = tmp_path / "c.yaml"
+    path.write_bytes(text if isinstance(text, bytes) else text.encode())
+    with pytest.raises(ConfigError, match=match) as e:
+        load_config(path, list(overrides))
+    assert "\n" not in str(e.value) and len(str(e.value)) < 400
+    return str(e.value)
+
+
+@pytest.fixture
+def within_seconds():
+    """Fails a test that runs past 20 s instead of hanging the suite (a "billion laughs" walk would)."""
+    import signal
+
+    def boom(*_):
+        raise TimeoutError("took more than 20 s")
+
+    old = signal.signal(signal.SIGALRM, boom)
+    signal.alarm(20)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, old)
+
+
+def test_a_billion_laughs_config_is_refused_at_once(tmp_path, within_seconds):
+    lines = ['a0: &a0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    lines += [f"a{i}: &a{i} [{', '.join(['*a' + str(i - 1)] * 10)}]" for i in range(1, 9)]
+    lines.append("hidden: *a8")  # 10^9 elements once expanded, formatted into the type error
+    one_line_config_error(tmp_path, "\n".join(lines), match="anchor or alias")
+    with pytest.raises(ConfigError, match="anchor or alias"):  # the same through --set
+        load_config(None, ["hidden=[&x [1, 1], *x]"])
+
+
+def test_huge_deep_or_non_utf8_config_files_are_refused(tmp_path, within_seconds):
+    one_line_config_error(tmp_path, "seed: 1\n" + "#" * (2 << 20), match="bytes; a config is under")
+    one_line_config_error(tmp_path, "rules: " + "[" * 5000 + "]" * 5000, match="nests deeper")
+    one_line_config_error(tmp_path, "seed: " + "9" * 5000, match="'seed'|cannot be read")
+    one_line_config_error(tmp_path, b"variant: setb\xe9ck\n", match="not UTF-8")
+
+
+@pytest.mark.parametrize("override, key", [
+    ("seed=-1", "seed"), ("seed=99999999999999", "seed"), ("torch_threads=0", "torch_threads"),
+    ("learning_rate=.nan", "learning_rate"), ("learning_rate=.inf", "learning_rate"), ("learning_rate=0", "learning_rate"),
+    ("imitate_lr=-1", "imitate_lr"), ("gamma=5", "gamma"), ("gamma=0", "gamma"), ("gae_lambda=1.5", "gae_lambda"),
+    ("clip_range=-0.2", "clip_range"), ("ent_coef=.nan", "ent_coef"), ("max_grad_norm=0", "max_grad_norm"),
+    ("win_bonus=.inf", "win_bonus"), ("eval_every=-5", "eval_every"), ("num_envs=0", "num_envs"),
+    ("total_steps=100000000000000", "total_steps"), ("hidden=[64, 0]", "hidden"), ("hidden=[10000000]", "hidden"),
+    ("opponents={heuristic: .nan}", "opponents"), ("opponents={heuristic: -1, self: 2}", "opponents"),
+    ("eval_opponents=[]", "eval_opponents"), ("learning_rate=1e400", "learning_rate"),
+])
+def test_out_of_range_values_are_refused_naming_key_and_value(tmp_path, override, key):
+    msg = one_line_config_error(tmp_path, "variant: setback\n", [override], match=f"'{key}'")
+    assert "must" in msg or "give" in msg or "name" in msg
+
+
+@pytest.mark.parametrize("override, key", [
+    ("opponents={heuristc: 1}", "opponents"), ("opponents={'pimc:x': 1, self: 1}", "opponents"),
+    ("eval_opponents=[random, heuristc]", "eval_opponents"), ("eval_opponents=['checkpoint:/no/such/file']", "eval_opponents"),
+    ("imitate=pimc:-3", "imitate"), ("imitate_against=rando", "imitate_against"), ("imitate=human", "imitate"),
+    ("opponents={human: 1}", "opponents"),
+])
+def test_agent_specs_that_do_not_build_are_refused_when_the_config_is_read(tmp_path, override, key):
+    one_line_config_error(tmp_path, "variant: setback\n", [override], match=f"key '{key}'")
+
+
+@pytest.mark.parametrize("name", ["../..", "../escape", "/tmp/abs", ".hidden", "a/b", ""])
+def test_a_run_name_never_writes_outside_runs_dir(tmp_path, name):
+    runs_dir = tmp_path / "runs" / "inner"
+    if not name:  # the empty name means "config name and time": allowed
+        assert load_config(None, [f"run_name=''"]).run_name == ""
+        return
+    with pytest.raises(ConfigError, match="'run_name'.*one plain folder name"):
+        train(overrides=[*TINY, f"runs_dir={runs_dir}", f"run_name='{name}'"], show_progress=False)
+    assert not (tmp_path / "runs").exists()  # nothing written anywhere
+
+
+# ---------------------------------------------------------------- resuming trusts no pickle (issue #12)
+class _Bomb:
+    """Unpickling this creates the file ``path``: proof that code ran."""
+
+    def __init__(self, path):
+        self.path = str(path)
+
+    def __reduce__(self):
+        return (open, (self.path, "w"))
+
+
+def _pickle_bomb_zip(path: Path, sentinel: Path) -> None:
+    import pickle
+    import zipfile
+
+    with zipfile.ZipFile(path, "w") as z:
+        for entry in ("data", "policy.pth", "policy.optimizer.pth", "pytorch_variables.pth"):
+            z.writestr(entry, pickle.dumps(_Bomb(sentinel)))
+
+
+def test_resume_never_unpickles_a_crafted_run_directory(runs, tmp_path):
+    import pickle
+
+    sentinel = tmp_path / "code-ran"
+    # 1. an old-layout run (checkpoint/ a directory holding SB3's resume.zip): refused by name
+    old = tmp_path / "old"
+    shutil.copytree(runs["setback"], old, symlinks=True)
+    target = (old / "checkpoint").resolve()
+    (old / "checkpoint").unlink()
+    shutil.copytree(target, old / "checkpoint")
+    _pickle_bomb_zip(old / "checkpoint" / "resume.zip", sentinel)
+    with pytest.raises(ConfigError, match="older version.*never loaded"):
+        train(resume=old, show_progress=False)
+    # 2. the current layout with a pickle where the trainer's tensors belong: refused, not loaded
+    run = tmp_path / "new"
+    shutil.copytree(runs["setback"], run, symlinks=True)
+    _pickle_bomb_zip(run / "checkpoint" / "resume.zip", sentinel)
+    trainer = run / "checkpoint" / "trainer.safetensors"
+    good = trainer.read_bytes()
+    trainer.write_bytes(pickle.dumps(_Bomb(sentinel)))
+    with pytest.raises(ConfigError, match="not a readable safetensors file"):
+        train(resume=run, show_progress=False)
+    # 3. a pickle among the snapshots: refused by the policy reader
+    trainer.write_bytes(good)
+    snap = sorted((run / "snapshots").glob("*.safetensors"))[-1]
+    snap.write_bytes(pickle.dumps(_Bomb(sentinel)))
+    from pitch_env.policy import CheckpointError
+
+    with pytest.raises(CheckpointError):
+        train(resume=run, show_progress=False)
+    assert not sentinel.exists()
+
+
+def test_resume_refuses_tensors_that_do_not_fit_the_network(runs, tmp_path):
+    import torch
+    from safetensors.torch import load_file, save_file
+
+    run = tmp_path / "setback"
+    shutil.copytree(runs["setback"], run, symlinks=True)
+    path = run / "checkpoint" / "trainer.safetensors"
+    tensors = load_file(str(path))
+    name = next(k for k in tensors if k.startswith("policy/") and k.endswith("weight"))
+    for bad, match in ((torch.zeros(3, 3), "expected torch.float32"), (torch.full_like(tensors[name], float("nan")), "NaN")):
+        save_file(dict(tensors, **{name: bad}), str(path))
+        with pytest.raises(ConfigError, match=match):
+            train(resume=run, show_progress=False)
+
+
+def test_resume_refuses_to_change_the_game_or_network_before_touching_the_run(runs, tmp_path):
+    run = tmp_path / "setback"
+    shutil.copytree(runs["setback"], run, symlinks=True)
+    before = (run / "config.yaml").read_bytes()
+    for change in ("variant=auction", "hint=heuristic", "activation=tanh", "hidden=[64, 64]", "rules={target_score: 21}"):
+        with pytest.raises(ConfigError, match="cannot apply to a resumed run"):
+            train(resume=run, overrides=[change], show_progress=False)
+    assert (run / "config.yaml").read_bytes() == before
+
+
+def test_the_final_checkpoint_is_saved_before_the_final_evaluation(tmp_path, monkeypatch):
+    from train import evaluate as evaluation
+
+    def broken(*a, **k):
+        raise RuntimeError("evaluation failed")
+
+    monkeypatch.setattr(evaluation, "evaluate_policy", broken)
+    with pytest.raises(RuntimeError, match="evaluation failed"):
+        train(overrides=[*TINY, "total_steps=512", f"runs_dir={tmp_path}", "run_name=r"], show_progress=False)
+    assert read_policy(tmp_path / "r" / "checkpoint")[1]["training_steps"] == 512
+
+
+def test_tensorboard_drops_the_killed_sessions_steps_after_the_checkpoint(runs, tmp_path):
+    from tensorboard.backend.event_processing.event_file_loader import EventFileLoader
+
+    run = tmp_path / "setback"
+    shutil.copytree(runs["setback"], run, symlinks=True)
+    steps = json.loads((run / "checkpoint" / "state.json").read_text())["steps"]
+    old = set((run / "tb").glob("events.out.tfevents.*"))
+    train(resume=run, overrides=[f"total_steps={steps + 512}"], show_progress=False)
+    new = set((run / "tb").glob("events.out.tfevents.*")) - old
+    starts = [e.step for f in new for e in EventFileLoader(str(f)).Load() if e.HasField("session_log")]
+    assert starts == [steps]  # TensorBoard purges the earlier session's events from this step on
+
+
+# ---------------------------------------------------------------- kills and interrupts (issue #12)
+KILL_RUN = ["total_steps=2048", "n_steps=128", "batch_size=128", "n_epochs=1", "hidden=[16]", "snapshot_every=256",
+            "checkpoint_every=256", "eval_every=0", "eval_games=2", "eval_opponents=[random]", "imitate=heuristic",
+            "imitate_decisions=6000", "imitate_epochs=1", "imitate_workers=2", "opponents={self: 1, random: 1}",
+            "vec_env=subproc"]  # workers from the start: a killed parent always has children to take with it
+
+
+def _start(runs_dir, extra=()):
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    cmd = [sys.executable, "-m", "pitch_cli", "train", "--no-progress", "--set", *KILL_RUN,
+           f"runs_dir={runs_dir}", "run_name=k"]
+    if extra:
+        cmd = [sys.executable, "-m", "pitch_cli", "train", "--no-progress", "--resume", str(runs_dir / "k"), *extra]
+    return subprocess.Popen(cmd, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return "State:\tZ" not in Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+
+
+def _consistent(run: Path) -> None:
+    """Either no checkpoint yet, or one whose three files agree; never temp debris after a start."""
+    link = run / "checkpoint"
+    if link.is_symlink():
+        state = json.loads((link / "state.json").read_text())
+        assert read_policy(link)[1]["training_steps"] == state["steps"]
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads /proc to find the workers")
+def test_sigkill_at_random_moments_never_loses_the_run_nor_leaves_workers_or_debris(tmp_path):
+    import random
+    import time
+
+    rng = random.Random(12)
+    config = tmp_path / "k" / "config.yaml"
+    for delay in [rng.uniform(0, 4) for _ in range(3)]:  # seconds after start-up: recording, fitting or PPO
+        proc = _start(tmp_path, extra=("--set", "total_steps=2048") if config.is_file() else ())
+        kids: set[int] = set()
+        deadline = time.monotonic() + 120
+        while not _children(proc.pid) and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)  # imports take seconds on a busy machine; kill once the workers are up
+        deadline = time.monotonic() + delay
+        while time.monotonic() < deadline and proc.poll() is None:
+            kids.update(_children(proc.pid))
+            time.sleep(0.05)
+        proc.kill()
+        proc.wait()
+        time.sleep(0.5)
+        assert kids and not [k for k in kids if _alive(k)], "workers outlived their killed parent"
+        _consistent(tmp_path / "k")
+    proc = _start(tmp_path, extra=("--set", "total_steps=2048"))
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err
+    run = tmp_path / "k"
+    _consistent(run)
+    assert json.loads((run / "checkpoint" / "state.json").read_text())["steps"] >= 2048
+    debris = [p for p in run.rglob("*") if p.name.endswith(".tmp")]
+    assert debris == [] and [p.name for p in (run / "checkpoints").iterdir()] == [(run / "checkpoint").resolve().name]
+
+
+def test_sigint_saves_a_checkpoint_of_trained_steps_only_and_exits_quietly(tmp_path):
+    import signal
+    import time
+
+    proc = _start(tmp_path)
+    link = tmp_path / "k" / "checkpoint"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:  # wait for PPO to be under way
+        if link.is_symlink() and json.loads((link / "state.json").read_text())["steps"] > 0:
+            break
+        time.sleep(0.05)
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130 and "Traceback" not in err and "continue with --resume" in err
+    steps = json.loads((link / "state.json").read_text())["steps"]
+    assert steps % (128 * 2) == 0  # a whole number of rollouts: never steps the weights were not trained on
+    _consistent(tmp_path / "k")

@@ -14,26 +14,37 @@ from pathlib import Path
 from .config import ConfigError
 
 QUICK_CONFIG = Path("configs/quick.yaml")
+GAMES = 100  # duplicate-deal games of `make run`'s table, per opponent
 SHIPPED = {"setback": Path("checkpoints/setback"), "auction": Path("checkpoints/auction"),
            "ten_point": Path("checkpoints/ten_point")}
 
 
+TRAIN_DESCRIPTION = """\
+Self-play training with MaskablePPO (see docs/training.md), optionally warm-started by imitation of a
+teacher agent. A run writes runs_dir/run_name/: config.yaml, tb/ (TensorBoard), checkpoint/policy.safetensors
+(play it with the agent spec checkpoint:PATH). Ctrl-C or SIGTERM saves a checkpoint and stops; --resume
+continues from it (also during the imitation recording). Keys and their defaults: train/config.py."""
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--config", help="YAML config (see configs/); defaults to the TrainConfig defaults")
+    p.add_argument("--config", help="YAML config (see configs/); none: the TrainConfig defaults (train/config.py)")
     p.add_argument("--set", dest="overrides", action="extend", nargs="+", default=[], metavar="KEY=VALUE",
                    help="override config keys, values read as YAML, e.g. --set total_steps=5000 ent_coef=0.01")
-    p.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its last checkpoint")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its last checkpoint "
+                   "(--set may change the schedule, not the game, network or recording)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("train", help="self-play training with MaskablePPO (see docs/training.md)")
+    p = subparsers.add_parser("train", help="self-play training with MaskablePPO (see docs/training.md)",
+                              description=TRAIN_DESCRIPTION, formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     add_arguments(p)
     p.set_defaults(func=cmd_train)
 
 
 def cmd_train(args) -> int:
-    from .loop import train
+    from .loop import RunInterrupted, train
+    from pitch_env.policy import CheckpointError
 
     if args.resume and args.config:
         print("error: --resume reads the config saved in the run directory; drop --config "
@@ -42,7 +53,10 @@ def cmd_train(args) -> int:
     try:
         run = train(config_path=args.config, overrides=args.overrides, resume=args.resume,
                     show_progress=not args.no_progress)
-    except (ConfigError, FileNotFoundError, FileExistsError) as e:
+    except RunInterrupted as e:
+        print(e.message, file=sys.stderr)
+        return 130
+    except (ConfigError, CheckpointError, FileNotFoundError, FileExistsError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     print(f"run directory: {run}\npolicy: {run / 'checkpoint' / 'policy.safetensors'} "
@@ -50,16 +64,29 @@ def cmd_train(args) -> int:
     return 0
 
 
+RUN_DESCRIPTION = """\
+The main job of `make run` (under 3 minutes on 2 busy CPU cores): trains configs/quick.yaml (a fit to
+the heuristic's decisions, then a short PPO run) into runs/quick-TIME/, then plays the new agent against
+random, the heuristic and the shipped agent on duplicate deals and prints the table with 95% intervals."""
+
+
 def main_job(args) -> int:
     """`make run`: train configs/quick.yaml, then a duplicate-deal table vs random, heuristic, shipped."""
     from .config import load_config
     from .evaluate import compare, table
-    from .loop import train
+    from .loop import RunInterrupted, train
 
-    cfg = load_config(QUICK_CONFIG)
-    cfg.seed = getattr(args, "seed", 0) or cfg.seed
+    try:
+        cfg = load_config(QUICK_CONFIG, [f"seed={args.seed}"] if getattr(args, "seed", 0) else [])
+    except ConfigError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     t0 = time.perf_counter()
-    run = train(cfg, config_path=QUICK_CONFIG)
+    try:
+        run = train(cfg, config_path=QUICK_CONFIG)
+    except RunInterrupted as e:
+        print(e.message, file=sys.stderr)
+        return 130
     print(f"trained {cfg.total_steps:,} steps of {cfg.variant} in {time.perf_counter() - t0:.0f} s: {run}")
     rules = cfg.resolved_rules()
     opponents = ["random", "heuristic"]
@@ -68,14 +95,20 @@ def main_job(args) -> int:
         opponents.append(f"checkpoint:{shipped}")
     else:
         print(f"note: no shipped {cfg.variant} checkpoint at {shipped}; skipping that row")
-    games = 200
+    games = GAMES
     print(f"\nnew agent vs each opponent, {games} duplicate-deal games each (95% Wilson intervals):")
-    print(table(compare(run / "checkpoint" / "policy.safetensors", rules, opponents, games, seed=cfg.seed,
-                        workers=2)))
+    try:
+        rows = compare(run / "checkpoint" / "policy.safetensors", rules, opponents, games, seed=cfg.seed,
+                       workers=2, progress=True)
+    except KeyboardInterrupt:
+        print(f"interrupted during the evaluation; the trained agent is saved in {run / 'checkpoint'}", file=sys.stderr)
+        return 130
+    print(table(rows))
     return 0
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m train", description="Self-play training (see docs/training.md).")
+    p = argparse.ArgumentParser(prog="python -m train", description=TRAIN_DESCRIPTION,
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     add_arguments(p)
     return cmd_train(p.parse_args(argv))

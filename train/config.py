@@ -1,12 +1,16 @@
 """The training configuration: every hyperparameter one typed field with a one-line comment (CleanRL style).
 
-``load_config(path, overrides)`` reads a YAML file, applies ``--set key=value`` overrides and
-refuses unknown keys or ill-typed values with the key's name and the expected type.
+``load_config(path, overrides)`` reads a YAML file (size-capped, no anchors/aliases), applies ``--set
+key=value`` overrides and refuses unknown keys, ill-typed or out-of-range values and agent specs that do
+not build, each with a one-line ConfigError naming the key, the value and the fix.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
+import re
+import reprlib
 import types
 import typing
 from dataclasses import dataclass, field
@@ -94,8 +98,9 @@ def _check(value, tp) -> bool:
         return isinstance(value, list) and all(_check(v, args[0]) for v in value)
     if origin is dict:
         return isinstance(value, dict) and all(_check(k, args[0]) and _check(v, args[1]) for k, v in value.items())
-    if tp is float:
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if tp is float:  # an int too big for a float is no float either
+        return (isinstance(value, float) or (isinstance(value, int) and not isinstance(value, bool)
+                                             and abs(value) < 2**1000))
     if tp is int:
         return isinstance(value, int) and not isinstance(value, bool)
     return isinstance(value, tp)
@@ -104,19 +109,28 @@ def _check(value, tp) -> bool:
 _HINTS = typing.get_type_hints(TrainConfig)
 FIELDS = tuple(f.name for f in dataclasses.fields(TrainConfig))
 
+MAX_FILE_BYTES = 1 << 20  # a config is a page of text; anything bigger is refused before parsing
+MAX_NODES = 10_000  # YAML nodes in one config or --set value
+MAX_DEPTH = 20  # nesting of lists and mappings (the config's deepest is 2)
+_repr = reprlib.Repr()
+_repr.maxstring = _repr.maxother = 60
+_repr.maxlist = _repr.maxdict = 8
+_repr.maxlevel = 3
+_short = _repr.repr  # a value's repr of bounded length and cost, however large the value
+
 
 def make_config(values: dict[str, Any], source: str = "config") -> TrainConfig:
-    """A TrainConfig from a plain dict, each key checked against the field's type."""
+    """A TrainConfig from a plain dict, each key checked against the field's type and range."""
     if not isinstance(values, dict):
         raise ConfigError(f"{source} must be a mapping of key: value, got {type(values).__name__}")
     for key, value in values.items():
         if key not in _HINTS:
             near = [f for f in FIELDS if f.startswith(str(key)[:3])]
             hint = f" (did you mean {near[0]!r}?)" if near else ""
-            raise ConfigError(f"unknown key {key!r} in {source}{hint}; the keys are: {', '.join(FIELDS)}")
+            raise ConfigError(f"unknown key {_short(key)} in {source}{hint}; the keys are: {', '.join(FIELDS)}")
         if not _check(value, _HINTS[key]):
             raise ConfigError(
-                f"key {key!r} in {source} must be {_type_name(_HINTS[key])}, got {value!r} ({type(value).__name__})"
+                f"key {key!r} in {source} must be {_type_name(_HINTS[key])}, got {_short(value)} ({type(value).__name__})"
             )
     values = {k: (float(v) if _HINTS[k] is float else v) for k, v in values.items()}
     cfg = TrainConfig(**values)
@@ -124,25 +138,84 @@ def make_config(values: dict[str, Any], source: str = "config") -> TrainConfig:
     return cfg
 
 
+# (key, lowest, highest) for every int field; highs are far past any useful value but keep memory and
+# arithmetic sane (numpy seeds must fit 32 bits)
+_INT_RANGES = (
+    ("total_steps", 1, 10**10), ("seed", 0, 2**32 - 1), ("num_envs", 1, 256), ("torch_threads", 1, 1024),
+    ("n_steps", 1, 10**7), ("batch_size", 1, 10**7), ("n_epochs", 1, 10_000),
+    ("imitate_decisions", 1, 10**9), ("imitate_epochs", 1, 10_000), ("imitate_bids", 0, 10**9),
+    ("imitate_workers", 1, 256), ("snapshot_every", 1, 10**10), ("snapshot_pool", 1, 10_000),
+    ("checkpoint_every", 1, 10**10), ("eval_every", 0, 10**10), ("eval_games", 1, 10**7),
+)
+# (key, test, what it must be) for every float field; NaN fails every test
+_FLOAT_RANGES = (
+    ("learning_rate", lambda x: 0 < x <= 1, "in (0, 1]"), ("imitate_lr", lambda x: 0 < x <= 1, "in (0, 1]"),
+    ("gamma", lambda x: 0 < x <= 1, "in (0, 1]"), ("gae_lambda", lambda x: 0 <= x <= 1, "in [0, 1]"),
+    ("clip_range", lambda x: 0 < x <= 10, "in (0, 10]"), ("ent_coef", lambda x: 0 <= x <= 100, "in [0, 100]"),
+    ("vf_coef", lambda x: 0 <= x <= 100, "in [0, 100]"), ("max_grad_norm", lambda x: 0 < x <= 1e6, "in (0, 1e6]"),
+    ("win_bonus", lambda x: -1e6 <= x <= 1e6, "a finite number in [-1e6, 1e6]"),
+)
+RUN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+=-]{0,127}")  # one plain folder name: never '..', '/' or absolute
+
+
 def _check_ranges(cfg: TrainConfig, source: str) -> None:
-    positive = ("total_steps", "num_envs", "n_steps", "batch_size", "n_epochs", "snapshot_every",
-                "snapshot_pool", "checkpoint_every", "eval_games", "imitate_workers")
-    for key in positive:
-        if getattr(cfg, key) < 1:
-            raise ConfigError(f"key {key!r} in {source} must be at least 1, got {getattr(cfg, key)}")
-    if cfg.imitate_bids < 0:
-        raise ConfigError(f"key 'imitate_bids' in {source} must be at least 0, got {cfg.imitate_bids}")
+    def bad(key, value, fix):
+        return ConfigError(f"key {key!r} in {source} is {_short(value)}: {fix}")
+
+    for key, lo, hi in _INT_RANGES:
+        v = getattr(cfg, key)
+        if not lo <= v <= hi:
+            raise bad(key, v, f"it must be a whole number from {lo:,} to {hi:,}")
+    for key, ok, what in _FLOAT_RANGES:
+        v = getattr(cfg, key)
+        if not (math.isfinite(v) and ok(v)):
+            raise bad(key, v, f"it must be {what}")
+    if cfg.run_name and not RUN_NAME.fullmatch(cfg.run_name):
+        raise bad("run_name", cfg.run_name, "use one plain folder name (letters, digits, _ . + = -; no '/' or "
+                                              "leading '.'): the run is written to runs_dir/run_name")
+    if not cfg.runs_dir.strip():
+        raise bad("runs_dir", cfg.runs_dir, "name a folder, e.g. runs")
     if cfg.imitate_bids and not cfg.imitate:
         raise ConfigError(f"key 'imitate_bids' in {source} records the bids of the 'imitate' agent, but 'imitate' "
                           f"is empty: name the teacher (e.g. imitate: pimc:12:8) or drop imitate_bids")
-    if not cfg.hidden or min(cfg.hidden) < 1:
-        raise ConfigError(f"key 'hidden' in {source} needs at least one layer width >= 1, got {cfg.hidden}")
-    if not cfg.opponents or min(cfg.opponents.values()) < 0 or sum(cfg.opponents.values()) <= 0:
-        raise ConfigError(f"key 'opponents' in {source} needs non-negative weights with a positive sum, got {cfg.opponents}")
+    if not cfg.hidden or len(cfg.hidden) > 16 or not all(1 <= h <= 8192 for h in cfg.hidden):
+        raise bad("hidden", cfg.hidden, "give 1 to 16 layer widths, each from 1 to 8192, e.g. [256, 256]")
+    weights = list(cfg.opponents.values())
+    if (not cfg.opponents or not all(math.isfinite(w) and w >= 0 for w in weights) or sum(weights) <= 0):
+        raise bad("opponents", cfg.opponents, "give finite, non-negative weights with a positive sum, "
+                                                "e.g. {heuristic: 0.7, self: 0.3}")
+    if not cfg.eval_opponents:
+        raise bad("eval_opponents", cfg.eval_opponents, "name at least one agent, e.g. [random, heuristic]")
     try:
-        cfg.resolved_rules()
+        rules = cfg.resolved_rules()
     except ValueError as e:
         raise ConfigError(f"keys 'variant'/'rules' in {source}: {e}") from None
+    _check_agents(cfg, rules, source)
+
+
+def _check_agents(cfg: TrainConfig, rules, source: str) -> None:
+    """Every agent spec the run will need is built once now (cheap: nothing is played), so a typo in
+    ``eval_opponents`` is refused when the config is read, not after hours of training."""
+    specs = [("opponents", name) for name in cfg.opponents if name != "self"]
+    specs += [("eval_opponents", s) for s in cfg.eval_opponents]
+    specs += [(key, getattr(cfg, key)) for key in ("imitate", "imitate_against") if getattr(cfg, key)]
+    if not specs:
+        return
+    import agents
+    import pitch_env
+
+    from .opponents import rule_overrides
+
+    env = pitch_env.env(rules.variant, **rule_overrides(rules))
+    for key, spec in specs:
+        if spec.strip().lower().startswith("human"):
+            raise ConfigError(f"key {key!r} in {source} names {_short(spec)}: a human cannot play thousands of "
+                              f"training games; use random, heuristic, pimc:N or checkpoint:PATH")
+        try:
+            agents.make(spec, env)
+        except Exception as e:  # any failure to build is the spec's fault; say which key holds it
+            msg = str(e).splitlines()[0] if str(e) else type(e).__name__
+            raise ConfigError(f"key {key!r} in {source} names agent {_short(spec)}, which does not build: {msg}") from None
 
 
 def _resolved_rules(self):
@@ -154,30 +227,65 @@ def _resolved_rules(self):
 TrainConfig.resolved_rules = _resolved_rules
 
 
+def safe_yaml(text: str, where: str) -> Any:
+    """YAML text as plain data, refusing anchors/aliases (a "billion laughs" file expands them into
+    10^9 elements) and more than MAX_NODES nodes before anything is built or walked."""
+    try:
+        nodes = depth = 0
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+                raise ConfigError(f"{where} uses a YAML anchor or alias (&name/*name); write the values out")
+            nodes += isinstance(event, yaml.NodeEvent)
+            depth += isinstance(event, yaml.CollectionStartEvent) - isinstance(event, yaml.CollectionEndEvent)
+            if nodes > MAX_NODES or depth > MAX_DEPTH:
+                raise ConfigError(f"{where} holds more than {MAX_NODES:,} YAML values or nests deeper than "
+                                  f"{MAX_DEPTH}; a config is a page of keys")
+        return yaml.safe_load(text)
+    except ValueError as e:  # e.g. an integer of more digits than Python converts
+        if isinstance(e, ConfigError):
+            raise
+        raise ConfigError(f"{where} holds a value that cannot be read: {_short(str(e))}") from None
+    except yaml.YAMLError as e:
+        raise ConfigError(f"{where} is not valid YAML: {str(e).splitlines()[0]} ({_short(getattr(e, 'problem', ''))})") from None
+
+
 def parse_override(text: str) -> tuple[str, Any]:
     """``"key=value"`` → (key, value), the value read as YAML (``ent_coef=0.02``, ``hidden=[128,128]``)."""
     key, sep, raw = text.partition("=")
     if not sep or not key.strip():
-        raise ConfigError(f"--set expects key=value, got {text!r} (e.g. --set total_steps=5000)")
+        raise ConfigError(f"--set expects key=value, got {_short(text)} (e.g. --set total_steps=5000)")
+    if len(raw) > MAX_FILE_BYTES:
+        raise ConfigError(f"--set {key.strip()!r}: the value is over {MAX_FILE_BYTES:,} characters")
+    return key.strip(), safe_yaml(raw, f"--set {_short(text)}: the value")
+
+
+def read_yaml_file(path: Path) -> Any:
+    """The YAML data of a config file: size-capped, UTF-8, no aliases (see ``safe_yaml``)."""
+    if not path.is_file():
+        raise ConfigError(f"config file {str(path)!r} not found; the shipped configs are in configs/")
+    if path.stat().st_size > MAX_FILE_BYTES:
+        raise ConfigError(f"config file {str(path)!r} is {path.stat().st_size:,} bytes; a config is under "
+                          f"{MAX_FILE_BYTES:,} (is this the right file?)")
     try:
-        value = yaml.safe_load(raw)
-    except yaml.YAMLError as e:
-        raise ConfigError(f"--set {text!r}: the value is not valid YAML ({e.problem})") from None
-    return key.strip(), value
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"config file {str(path)!r} is not UTF-8 text (byte {e.start}); save it as UTF-8") from None
+    return safe_yaml(text, f"config file {str(path)!r}")
 
 
 def load_config(path: str | Path | None, overrides: list[str] = ()) -> TrainConfig:
     """The config of a YAML file (or the defaults), with ``--set key=value`` overrides applied."""
+    return make_config(*_merged(path, overrides))
+
+
+def _merged(path, overrides) -> tuple[dict[str, Any], str]:
     values: dict[str, Any] = {}
     source = "the defaults"
     if path is not None:
         path = Path(path)
-        if not path.is_file():
-            raise ConfigError(f"config file {str(path)!r} not found; the shipped configs are in configs/")
-        try:
-            values = yaml.safe_load(path.read_text()) or {}
-        except yaml.YAMLError as e:
-            raise ConfigError(f"config file {str(path)!r} is not valid YAML: {e}") from None
+        values = read_yaml_file(path)
+        if values is None:
+            values = {}
         source = str(path)
         make_config(values, source)  # name a bad key of the file before any override hides it
     for text in overrides:
@@ -188,7 +296,25 @@ def load_config(path: str | Path | None, overrides: list[str] = ()) -> TrainConf
             values[key] = {**values.get(key, {}), **value}
         else:
             values[key] = value
-    return make_config(values, source if not overrides else f"{source} with --set")
+    return values, (source if not overrides else f"{source} with --set")
+
+
+# Keys a resumed run cannot change: its network, its game, its observations, or the recording in progress.
+FIXED_ON_RESUME = ("variant", "rules", "observation", "hint", "hidden", "activation", "imitate",
+                   "imitate_against", "imitate_decisions", "imitate_bids", "imitate_data", "run_name", "runs_dir")
+
+
+def load_resume_config(path: Path, overrides: list[str]) -> tuple[TrainConfig, bool]:
+    """The saved config of a run to resume with ``overrides`` applied, and whether they changed it;
+    overrides of FIXED_ON_RESUME keys are refused (nothing is written here)."""
+    saved = load_config(path)
+    cfg = load_config(path, overrides)
+    for key in FIXED_ON_RESUME:
+        if getattr(cfg, key) != getattr(saved, key):
+            raise ConfigError(f"--set {key}={_short(getattr(cfg, key))} cannot apply to a resumed run (it was trained "
+                              f"with {key}={_short(getattr(saved, key))}: its network, game or recording depend on it); "
+                              f"start a new run instead")
+    return cfg, to_dict(cfg) != to_dict(saved)
 
 
 def to_dict(cfg: TrainConfig) -> dict[str, Any]:

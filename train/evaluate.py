@@ -11,10 +11,12 @@ from agents.tournament import run_tournament
 from .opponents import rule_overrides
 
 
-def evaluate_policy(path, rules, opponent: str, games: int, seed: int = 0, workers: int = 1) -> dict:
-    """Win rate (and its 95% Wilson interval) of ``checkpoint:path`` against ``opponent``."""
+def evaluate_policy(path, rules, opponent: str, games: int, seed: int = 0, workers: int = 1,
+                    progress: bool = False) -> dict:
+    """Win rate (and its 95% Wilson interval) of ``checkpoint:path`` against ``opponent``
+    (``progress``: a bar with ETA while the games are played)."""
     res = run_tournament(rules.variant, [f"checkpoint:{path}", opponent], games=games, seed=seed,
-                         workers=workers, names=["agent", opponent], **rule_overrides(rules))
+                         workers=workers, names=["agent", opponent], progress=progress, **rule_overrides(rules))
     me = res.stats[0]
     return {"opponent": opponent, "games": me.games, "wins": me.wins, "win_rate": me.win_rate,
             "low": me.win_low, "high": me.win_high, "margin": me.mean_margin,
@@ -22,8 +24,9 @@ def evaluate_policy(path, rules, opponent: str, games: int, seed: int = 0, worke
             "truncated": res.truncated, "wall_s": res.wall_s}
 
 
-def compare(path, rules, opponents: list[str], games: int, seed: int = 0, workers: int = 1) -> list[dict]:
-    return [evaluate_policy(path, rules, o, games, seed, workers) for o in opponents]
+def compare(path, rules, opponents: list[str], games: int, seed: int = 0, workers: int = 1,
+            progress: bool = False) -> list[dict]:
+    return [evaluate_policy(path, rules, o, games, seed, workers, progress) for o in opponents]
 
 
 def table(rows: list[dict]) -> str:

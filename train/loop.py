@@ -1,13 +1,14 @@
 """The training run, top to bottom: build the self-play envs and MaskablePPO, learn, snapshot, checkpoint.
 
 A run directory holds ``config.yaml`` (resolved), ``tb/`` (TensorBoard), ``snapshots/`` (the frozen
-learners of the opponent pool), and ``checkpoint/``: ``policy.safetensors`` (the safe, loadable
-policy), ``resume.zip`` (SB3's own state, only for ``--resume``) and ``state.json``.
+learners of the opponent pool), ``imitate/`` (the warm start's recording, in chunks) and ``checkpoint``,
+the current checkpoint: ``policy.safetensors`` (the safe, loadable policy), ``trainer.safetensors`` and
+``state.json`` (what ``--resume`` reads; nothing is unpickled: train/resume.py).
 """
 
 from __future__ import annotations
 
-import json
+import math
 import random
 import time
 from datetime import datetime
@@ -16,17 +17,20 @@ from pathlib import Path
 import numpy as np
 import torch
 from stable_baselines3.common.callbacks import BaseCallback
-from stable_baselines3.common.logger import configure
+from stable_baselines3.common.logger import Logger, TensorBoardOutputFormat, configure
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
 from pitch_env.actions import ActionLayout
 from pitch_env.observer import LAYOUT_VERSION, Observer
 
-from .config import TrainConfig, load_config, save_yaml, to_dict
+from pitch_env.policy import WEIGHTS_FILE, PolicyMLP, atomic_write, make_card, make_transform, read_policy, save_policy
 from pitch_env.policy_input import hint_size
+
+from . import resume as ckpt
+from .config import ConfigError, TrainConfig, load_config, load_resume_config, save_yaml, to_dict
 from .opponents import OpponentPool
-from pitch_env.policy import PolicyMLP, atomic_write, make_card, make_transform, read_policy, save_policy
 from .selfplay import SelfPlayEnv
+from .stop import Interrupted, StopFlag
 
 ACTIVATIONS = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
 
@@ -85,51 +89,100 @@ class RunDir:
         self.config = self.path / "config.yaml"
         self.tb = self.path / "tb"
         self.snapshots = self.path / "snapshots"
-        self.checkpoint = self.path / "checkpoint"
-        self.policy = self.checkpoint / "policy.safetensors"
-        self.resume_zip = self.checkpoint / "resume.zip"
-        self.state = self.checkpoint / "state.json"
+        self.imitate = self.path / "imitate"
+        self.checkpoint = ckpt.pointer(self.path)  # a link to the current checkpoint set (train/resume.py)
+        self.policy = self.checkpoint / WEIGHTS_FILE
+        self.state = self.checkpoint / ckpt.STATE_FILE
 
 
 def write_text_atomic(path: Path, text: str) -> None:
     atomic_write(path, lambda tmp: Path(tmp).write_text(text))
 
 
-def save_checkpoint(run: RunDir, model, cfg: TrainConfig, state: dict) -> None:
-    """Policy, SB3 resume state, then state.json last: state.json names a complete checkpoint."""
-    steps = int(model.num_timesteps)
+def save_checkpoint(run: RunDir, model, cfg: TrainConfig, state: dict, steps: int) -> None:
+    """Policy, trainer state and state.json as one set (train/resume.py); ``steps`` counts only the
+    learner decisions the weights were trained on (a rollout cut short by a signal is not)."""
     policy = export_policy(model, cfg)
-    save_policy(run.policy, policy, policy_card(cfg, policy, steps))
-    atomic_write(run.resume_zip, lambda tmp: model.save(tmp))
-    write_text_atomic(run.state, json.dumps(dict(state, steps=steps), indent=1))
+
+    def write(directory: Path) -> None:
+        save_policy(directory / WEIGHTS_FILE, policy, policy_card(cfg, policy, steps))
+        ckpt.save_trainer(directory, model, steps, state)
+
+    ckpt.write_checkpoint(run.path, steps, write)
+
+
+def tensorboard_logger(run: RunDir, steps: int) -> Logger:
+    """SB3's TensorBoard logger; on resume, TensorBoard drops the events of the killed session logged
+    after ``steps`` (the checkpoint), so the curves do not overlap."""
+    fmt = TensorBoardOutputFormat.__new__(TensorBoardOutputFormat)
+    from torch.utils.tensorboard import SummaryWriter
+
+    fmt.writer = SummaryWriter(log_dir=str(run.tb), purge_step=steps if steps > 0 else None)
+    fmt._is_closed = False
+    return Logger(str(run.tb), [fmt])
+
+
+# ---------------------------------------------------------------------- progress bars
+def progress_bar(label: str, unit: str):
+    """A rich progress bar with ETA (``with`` it; ``None`` fields are fine for unknown totals)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bar, TextColumn, TimeRemainingColumn
+
+    return Bar(TextColumn(label), BarColumn(), MofNCompleteColumn(), TextColumn(unit), TimeRemainingColumn(),
+               TextColumn("{task.fields[note]}"), transient=False)
+
+
+class _NoBar:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        pass
+
+    def add_task(self, *a, **k):
+        return 0
+
+    def update(self, *a, **k):
+        pass
+
+
+def maybe_bar(show: bool, label: str, unit: str):
+    return progress_bar(label, unit) if show else _NoBar()
 
 
 # ---------------------------------------------------------------------- the callback
 class Progress(BaseCallback):
-    """Snapshots into the pool, checkpoints, evaluations, training statistics and the progress bar."""
+    """Snapshots into the pool, checkpoints, evaluations, training statistics, the progress bar, and
+    a stop at the next step once a signal arrived (``stop``)."""
 
     def __init__(self, cfg: TrainConfig, run: RunDir, state: dict, total: int, show_progress: bool,
-                 started: float):
+                 started: float, stop: StopFlag | None = None):
         super().__init__()
         self._started = started  # wall clock of this session's start (imitation included)
         self.cfg, self.run, self.state, self.total = cfg, run, state, total
         self.show_progress = show_progress
+        self.stop = stop
         self._episodes = []
         self._t0 = time.perf_counter()
         self._steps0 = None
         self._bar = None
+        self.trained = None  # learner decisions the weights have been trained on
+        self.cut = False  # learn() was stopped inside a rollout (whose steps were never trained on)
 
     def _on_training_start(self) -> None:
-        self._steps0 = self.num_timesteps
+        self._steps0 = self.trained = self.num_timesteps
         self._t_rollout = time.perf_counter()
         self._steps_rollout = self.num_timesteps
         if self.show_progress:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bar, TextColumn, TimeRemainingColumn
-
-            self._bar = Bar(TextColumn("training"), BarColumn(), MofNCompleteColumn(), TextColumn("steps"),
-                            TimeRemainingColumn(), TextColumn("{task.fields[note]}"), transient=False)
+            self._bar = progress_bar("training", "steps")
             self._bar.start()
             self._task = self._bar.add_task("train", total=self.total, completed=self.num_timesteps, note="")
+
+    def _on_rollout_start(self) -> None:
+        # every step collected so far has been trained on: the only point a checkpoint counts them all
+        self.trained = self.num_timesteps
+        if self.trained >= self.state["next_checkpoint"]:
+            self.state["next_checkpoint"] = self.trained + self.cfg.checkpoint_every
+            self.checkpoint(self.trained)
 
     def _on_step(self) -> bool:
         for info in self.locals["infos"]:
@@ -141,14 +194,12 @@ class Progress(BaseCallback):
             add_snapshot(self.training_env, self.run, export_policy(self.model, self.cfg), self.cfg, n)
             st["next_snapshot"] = n + self.cfg.snapshot_every
         if self.cfg.eval_every and n >= st["next_eval"]:
-            self._evaluate()
+            self.evaluate(n)
             st["next_eval"] = n + self.cfg.eval_every
-        if n >= st["next_checkpoint"]:
-            st["next_checkpoint"] = n + self.cfg.checkpoint_every
-            self._checkpoint()
         if self._bar is not None:
             self._bar.update(self._task, completed=min(n, self.total))
-        return True
+        self.cut = bool(self.stop)
+        return not self.cut  # False ends learn() before the cut-short rollout is trained on
 
     def _on_rollout_end(self) -> None:
         now = time.perf_counter()
@@ -171,23 +222,26 @@ class Progress(BaseCallback):
     def _on_training_end(self) -> None:
         if self._bar is not None:
             self._bar.stop()
+            self._bar = None
 
-    def _checkpoint(self) -> None:
+    def checkpoint(self, steps: int) -> None:
         self.state["wall_time"] = self.state.get("wall_time_before", 0.0) + (time.perf_counter() - self._started)
-        save_checkpoint(self.run, self.model, self.cfg, self.state)
+        save_checkpoint(self.run, self.model, self.cfg, self.state, steps)
 
-    def _evaluate(self) -> None:
+    def evaluate(self, steps: int) -> None:
         from .evaluate import evaluate_policy
 
         policy = export_policy(self.model, self.cfg)
-        path = self.run.checkpoint / "eval.safetensors"
-        save_policy(path, policy, policy_card(self.cfg, policy, self.num_timesteps))
+        path = self.run.path / "eval.safetensors"
+        save_policy(path, policy, policy_card(self.cfg, policy, steps))
         for opponent in self.cfg.eval_opponents:
+            if self.stop:
+                break
             res = evaluate_policy(path, self.cfg.resolved_rules(), opponent, self.cfg.eval_games, seed=self.cfg.seed)
             self.logger.record(f"eval/win_rate_vs_{_tag(opponent)}", res["win_rate"])
             self.logger.record(f"eval/win_rate_low_vs_{_tag(opponent)}", res["low"])
-        self.logger.dump(self.num_timesteps)
-        self.state["last_eval"] = self.num_timesteps
+        self.logger.dump(steps)
+        self.state["last_eval"] = steps
 
 
 def _tag(spec: str) -> str:
@@ -203,11 +257,64 @@ def add_snapshot(venv, run: RunDir, policy: PolicyMLP, cfg: TrainConfig, steps: 
         old.unlink()
 
 
-def warm_start(cfg: TrainConfig, model, run: RunDir) -> dict:
+# ---------------------------------------------------------------------- the warm start
+CHUNK_PER_WORKER = 2000  # decisions each recording worker adds per saved chunk (seconds of PIMC)
+
+
+def record(cfg: TrainConfig, run: RunDir, stop: StopFlag, show: bool, decisions: int, phases=None) -> "Demos":
+    """The teacher's ``decisions``, recorded in chunks saved to ``run/imitate/``: a resumed run loads
+    the chunks already there and records only the rest."""
+    from .imitate import Demos, collect, load_demos, save_demos
+
+    rules = cfg.resolved_rules()
+    size = ActionLayout(rules).size
+    obs_size = Observer(rules).size + hint_size(cfg.hint, size)
+    tag = "full" if phases is None else "-".join(phases)
+    chunk = CHUNK_PER_WORKER * cfg.imitate_workers
+    count = math.ceil(decisions / chunk)
+    parts = []
+    what = f"recording {cfg.imitate}" + ("" if phases is None else f" ({tag} only)")
+    with maybe_bar(show, what, "decisions") as bar:
+        task = bar.add_task(what, total=decisions, note="")
+        for c in range(count):
+            n = min(chunk, decisions - c * chunk)
+            path = run.imitate / f"{tag}-{c:05d}.npz"
+            part = load_demos(path, obs_size, size) if path.is_file() else None
+            if part is None or len(part) != n:
+                stop.check()
+                seed = int(np.random.SeedSequence([cfg.seed, c, len(tag), *map(ord, tag)]).generate_state(1)[0])
+                part = collect(rules=rules, spec=cfg.imitate, decisions=n, seed=seed,
+                               transform=make_transform(cfg.observation, rules), against=cfg.imitate_against,
+                               workers=cfg.imitate_workers, gamma=cfg.gamma, reward=cfg.reward,
+                               win_bonus=cfg.win_bonus, hint=cfg.hint, phases=phases)
+                save_demos(path, part)
+            parts.append(part)
+            bar.update(task, advance=n)
+    return Demos.concat(parts)
+
+
+class _FitLogger:
+    """Passes ``pretrain``'s per-epoch records to TensorBoard, moves the progress bar, and stops
+    between epochs once a signal arrived (the fit restarts on resume; the recording is kept)."""
+
+    def __init__(self, logger, bar, task, stop: StopFlag):
+        self.logger, self.bar, self.task, self.stop = logger, bar, task, stop
+
+    def record(self, key, value):
+        self.logger.record(key, value)
+
+    def dump(self, step):
+        self.logger.dump(step)
+        self.bar.update(self.task, advance=1)
+        self.stop.check()
+
+
+def warm_start(cfg: TrainConfig, model, run: RunDir, stop: StopFlag | None = None, show: bool = False) -> dict:
     """Fit the fresh model to the teacher's recorded play (train/imitate.py); the demonstrations are
     kept as ``imitate.npz`` in the run directory, reusable by another run through ``imitate_data``."""
-    from .imitate import Demos, collect, load_demos, pretrain, save_demos
+    from .imitate import Demos, load_demos, pretrain, save_demos
 
+    stop = stop if stop is not None else StopFlag()
     rules = cfg.resolved_rules()
     if cfg.imitate_data:
         size = ActionLayout(rules).size
@@ -216,17 +323,16 @@ def warm_start(cfg: TrainConfig, model, run: RunDir) -> dict:
         source = " + ".join(paths)
     else:
         t0 = time.perf_counter()
-        common = dict(rules=rules, spec=cfg.imitate, transform=make_transform(cfg.observation, rules), seed=cfg.seed,
-                      against=cfg.imitate_against, workers=cfg.imitate_workers, gamma=cfg.gamma,
-                      reward=cfg.reward, win_bonus=cfg.win_bonus, hint=cfg.hint)
-        demos, source = collect(decisions=cfg.imitate_decisions, **common), cfg.imitate
+        demos, source = record(cfg, run, stop, show, cfg.imitate_decisions), cfg.imitate
         if cfg.imitate_bids:
-            demos = Demos.concat([demos, collect(decisions=cfg.imitate_bids, phases=("bid",), **common)])
+            demos = Demos.concat([demos, record(cfg, run, stop, show, cfg.imitate_bids, phases=("bid",))])
             source += f" + {cfg.imitate_bids:,} bids"
         save_demos(run.path / "imitate.npz", demos)
         source += f" ({time.perf_counter() - t0:,.0f} s to record)"
-    acc = pretrain(model, demos, cfg.imitate_epochs, lr=cfg.imitate_lr,
-                   logger=configure(str(run.tb / "imitate"), ["tensorboard"]))
+    with maybe_bar(show, "fitting to it", "epochs") as bar:
+        task = bar.add_task("fit", total=cfg.imitate_epochs, note="")
+        logger = _FitLogger(configure(str(run.tb / "imitate"), ["tensorboard"]), bar, task, stop)
+        acc = pretrain(model, demos, cfg.imitate_epochs, lr=cfg.imitate_lr, logger=logger)
     print(f"imitation of {source}: {len(demos):,} decisions, training accuracy {acc:.1%}")
     return {"source": source, "decisions": len(demos), "accuracy": acc}
 
@@ -237,63 +343,90 @@ def default_run_name(config_path) -> str:
     return f"{stem}-{datetime.now().strftime('%Y%m%d-%H%M%S')}"
 
 
-def train(cfg: TrainConfig | None = None, config_path=None, overrides=(), resume=None,
-          show_progress: bool = True) -> Path:
-    """Train (or resume) a run; returns its directory. The final checkpoint is always written."""
+class RunInterrupted(Interrupted):
+    """A signal stopped the run; ``message`` says what was saved and how to resume."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+def _open_run(cfg, config_path, overrides, resume):
+    """(config, run directory, whether config.yaml must be (re)written) — nothing is written here, so
+    a refused ``--resume --set`` leaves the run as it was."""
     if resume is not None:
         run = RunDir(resume)
-        if not run.state.is_file() or not run.resume_zip.is_file():
-            raise FileNotFoundError(f"--resume {str(resume)!r}: no checkpoint there (expected "
-                                    f"{run.state} and {run.resume_zip}); give a run directory under runs/")
-        cfg = load_config(run.config, overrides)
-        state = json.loads(run.state.read_text())
-    else:
-        if cfg is None:
-            cfg = load_config(config_path, overrides)
-        name = cfg.run_name or default_run_name(config_path)
-        cfg.run_name = name
-        run = RunDir(Path(cfg.runs_dir) / name)
-        if run.state.exists():
-            raise FileExistsError(f"run directory {str(run.path)!r} already holds a run; use --resume "
-                                  f"{run.path} to continue it, or another run_name")
-        state = {"next_snapshot": cfg.snapshot_every, "next_checkpoint": cfg.checkpoint_every,
-                 "next_eval": cfg.eval_every or cfg.total_steps + 1, "last_eval": -1}
-    started = time.perf_counter()
-    run.path.mkdir(parents=True, exist_ok=True)
-    write_text_atomic(run.config, save_yaml(cfg))
+        if not run.config.is_file():
+            raise ConfigError(f"--resume {str(resume)!r}: no run there (expected {run.config}); give a run "
+                              f"directory under runs/")
+        cfg, changed = load_resume_config(run.config, list(overrides))
+        ckpt.current(run.path)  # refuses an old-layout or broken checkpoint link by name
+        return cfg, run, changed
+    if cfg is None:
+        cfg = load_config(config_path, overrides)
+    cfg.run_name = cfg.run_name or default_run_name(config_path)
+    run = RunDir(Path(cfg.runs_dir) / cfg.run_name)
+    if run.config.exists() or run.checkpoint.is_symlink() or run.checkpoint.exists():
+        raise FileExistsError(f"run directory {str(run.path)!r} already holds a run; use --resume "
+                              f"{run.path} to continue it, or another run_name")
+    return cfg, run, True
 
+
+def train(cfg: TrainConfig | None = None, config_path=None, overrides=(), resume=None,
+          show_progress: bool = True) -> Path:
+    """Train (or resume) a run; returns its directory. The final checkpoint is written before the final
+    evaluation. SIGINT/SIGTERM save a checkpoint and raise RunInterrupted."""
+    cfg, run, write_config = _open_run(cfg, config_path, overrides, resume)
+    run.path.mkdir(parents=True, exist_ok=True)
+    ckpt.clean(run.path)  # debris of a killed writer
+    if write_config:
+        write_text_atomic(run.config, save_yaml(cfg))
+    started = time.perf_counter()
     torch.set_num_threads(cfg.torch_threads)
     random.seed(cfg.seed)
     np.random.seed(cfg.seed)
     torch.manual_seed(cfg.seed)
-    venv = make_vec_env(cfg)
-    try:
-        if resume is not None:
-            from sb3_contrib import MaskablePPO
-
-            model = MaskablePPO.load(run.resume_zip, env=venv, device="cpu")
-            for path in sorted(run.snapshots.glob("*.safetensors"))[-cfg.snapshot_pool:]:
-                policy, _ = read_policy(path)
-                venv.env_method("add_snapshot", policy.layers, policy.activation)
-            state["wall_time_before"] = state.get("wall_time", 0.0)
-        else:
+    with StopFlag() as stop:
+        venv = make_vec_env(cfg)
+        try:
             model = new_model(cfg, venv)
-            state["wall_time_before"] = 0.0
-            if cfg.imitate or cfg.imitate_data:
-                state["imitation"] = warm_start(cfg, model, run)
-            # The pool's "self" needs a learner before the first game is dealt.
-            add_snapshot(venv, run, export_policy(model, cfg), cfg, 0)
-        model.set_logger(configure(str(run.tb), ["tensorboard"]))
-        remaining = cfg.total_steps - model.num_timesteps
-        callback = Progress(cfg, run, state, cfg.total_steps, show_progress, started)
-        if remaining > 0:
-            model.learn(remaining, callback=callback, reset_num_timesteps=False, progress_bar=False)
-        else:
-            callback.init_callback(model)
-        # evaluate the final policy unless an evaluation ran within the last rollout
-        if model.num_timesteps - state.get("last_eval", -1) >= cfg.n_steps * cfg.num_envs:
-            callback._evaluate()
-        callback._checkpoint()
-    finally:
-        venv.close()
+            found = ckpt.current(run.path)
+            if found is not None:
+                state = ckpt.load_trainer(found, model)
+                for path in sorted(run.snapshots.glob("*.safetensors"))[-cfg.snapshot_pool:]:
+                    policy, _ = read_policy(path)
+                    venv.env_method("add_snapshot", policy.layers, policy.activation)
+                venv.seed(cfg.seed + 7919 * (1 + model.num_timesteps))  # other deals than the first session's
+                state["wall_time_before"] = state.get("wall_time", 0.0)
+            else:
+                state = {"next_snapshot": cfg.snapshot_every, "next_checkpoint": cfg.checkpoint_every,
+                         "next_eval": cfg.eval_every or cfg.total_steps + 1, "last_eval": -1, "wall_time_before": 0.0}
+                try:
+                    if cfg.imitate or cfg.imitate_data:
+                        state["imitation"] = warm_start(cfg, model, run, stop, show_progress)
+                except Interrupted:
+                    raise RunInterrupted(f"interrupted while warming up; the recorded chunks are kept in {run.imitate}: "
+                                         f"continue with --resume {run.path}") from None
+                add_snapshot(venv, run, export_policy(model, cfg), cfg, 0)  # the pool's "self" needs a learner
+            callback = Progress(cfg, run, state, cfg.total_steps, show_progress, started, stop)
+            if found is None:
+                callback.init_callback(model)
+                callback.checkpoint(0)  # the warm start is never done twice
+            steps = model.num_timesteps
+            model.set_logger(tensorboard_logger(run, steps))
+            if cfg.total_steps > steps and not stop:
+                model.learn(cfg.total_steps - steps, callback=callback, reset_num_timesteps=False, progress_bar=False)
+            else:
+                callback.init_callback(model)
+            if not callback.cut:
+                callback.trained = model.num_timesteps
+            callback.checkpoint(callback.trained)
+            if stop:
+                raise RunInterrupted(f"interrupted: checkpoint at {callback.trained:,} steps saved in {run.checkpoint}; "
+                                     f"continue with --resume {run.path}")
+            # evaluate the final policy, after saving it, unless an evaluation ran within the last rollout
+            if callback.trained - state.get("last_eval", -1) >= cfg.n_steps * cfg.num_envs:
+                callback.evaluate(callback.trained)
+        finally:
+            venv.close()
     return run.path

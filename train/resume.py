@@ -1,0 +1,254 @@
+"""Checkpoints of a run, written as one consistent set and resumed without unpickling anything.
+
+Layout of a run directory's checkpoints::
+
+    checkpoint -> checkpoints/000000004096     a symlink, replaced atomically: the current checkpoint
+    checkpoints/000000004096/
+        policy.safetensors    the exported policy and its JSON card (what ``checkpoint:PATH`` loads)
+        trainer.safetensors   MaskablePPO's policy+value weights, Adam's moment tensors, torch's RNG state
+        state.json            steps, counters, Adam's hyperparameters, numpy/python RNG states, schedule
+
+A checkpoint is written as ``checkpoints/.NAME.tmp/``, renamed into place, then the symlink is
+replaced: a process killed at any moment leaves the old set or the new one, never a mix, and the
+next start or resume deletes the debris (``clean``).
+
+What is trusted on resume: nothing in the run directory can run code. The files are read with
+safetensors (a JSON header and raw little-endian tensors) and ``json``; the model is rebuilt from the
+validated ``config.yaml`` and every tensor must have the exact name, shape and dtype the rebuilt model
+expects and be finite, every counter must be a number in range, or the resume is refused by name.
+A crafted run directory can at worst make the resumed run train from bad (but finite, well-shaped)
+weights or RNG states; ``resume.zip`` files (SB3's cloudpickle format, written by older versions) are
+never opened.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import random
+import shutil
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from .config import ConfigError
+
+TRAINER_FILE = "trainer.safetensors"
+STATE_FILE = "state.json"
+MAX_STATE_BYTES = 1 << 20
+
+
+class ResumeError(ConfigError):
+    """A run directory whose checkpoint cannot be resumed; the message names the file and the fix."""
+
+
+# ---------------------------------------------------------------------- one consistent set
+def pointer(run_path: Path) -> Path:
+    return Path(run_path) / "checkpoint"
+
+
+def current(run_path: Path) -> Path | None:
+    """The current checkpoint directory, or None when the run has none yet."""
+    link = pointer(run_path)
+    if not link.is_symlink():
+        if link.exists():
+            raise ResumeError(f"{str(link)!r} is a directory written by an older version (its resume.zip is a pickle, "
+                              f"which is never loaded); start a new run (its policy.safetensors can still be played)")
+        return None
+    target = os.readlink(link)
+    parts = Path(target).parts
+    if len(parts) != 2 or parts[0] != "checkpoints" or parts[1] in (".", ".."):
+        raise ResumeError(f"{str(link)!r} points to {target!r}, outside the run's checkpoints/; delete the link")
+    path = Path(run_path) / target
+    if not path.is_dir():
+        raise ResumeError(f"{str(link)!r} points to a missing checkpoint {target!r}; delete the link to restart the run")
+    return path
+
+
+def write_checkpoint(run_path: Path, steps: int, write) -> Path:
+    """``write(directory)`` fills a fresh directory aside; it is renamed into place, then the
+    ``checkpoint`` link is switched to it and the previous checkpoint deleted."""
+    run_path = Path(run_path)
+    root = run_path / "checkpoints"
+    root.mkdir(parents=True, exist_ok=True)
+    name = f"{steps:012d}"
+    old = current(run_path)
+    if old is not None and old.name == name:
+        name += f".{len(list(root.iterdir()))}"  # the same step saved again (e.g. stopped right after one)
+    final, tmp = root / name, root / f".{name}.tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    if final.exists():
+        shutil.rmtree(final)  # debris of a kill between rename and link switch: never pointed to
+    tmp.mkdir()
+    write(tmp)
+    for f in tmp.iterdir():
+        _fsync(f)
+    _fsync(tmp)
+    os.replace(tmp, final)
+    _fsync(root)
+    link_tmp = run_path / ".checkpoint.tmp"
+    if link_tmp.is_symlink() or link_tmp.exists():
+        link_tmp.unlink()
+    os.symlink(os.path.join("checkpoints", name), link_tmp)
+    os.replace(link_tmp, pointer(run_path))
+    _fsync(run_path)
+    clean(run_path)
+    return final
+
+
+def clean(run_path: Path) -> None:
+    """Delete what a killed writer can leave: temp directories and files, and checkpoints no longer current."""
+    run_path = Path(run_path)
+    keep = current(run_path)
+    root = run_path / "checkpoints"
+    if root.is_dir():
+        for p in root.iterdir():
+            if keep is None or p.name != keep.name:
+                shutil.rmtree(p, ignore_errors=True) if p.is_dir() and not p.is_symlink() else p.unlink()
+    tmp = run_path / ".checkpoint.tmp"
+    if tmp.is_symlink() or tmp.exists():
+        tmp.unlink()
+    for folder in (run_path, run_path / "snapshots", run_path / "imitate", keep):
+        if folder is not None and folder.is_dir():
+            for p in folder.glob(".*.tmp"):  # pitch_env.policy.atomic_write's temp files
+                if p.is_file() and not p.is_symlink():
+                    p.unlink()
+
+
+def _fsync(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+# ---------------------------------------------------------------------- the trainer's state
+def save_trainer(directory: Path, model, steps: int, extra: dict) -> None:
+    """MaskablePPO's weights, Adam's state and every RNG as tensors and JSON (see the module docstring)."""
+    from safetensors.torch import save_file
+
+    tensors = {f"policy/{k}": v.detach().cpu().contiguous() for k, v in model.policy.state_dict().items()}
+    opt = model.policy.optimizer.state_dict()
+    for index, slots in opt["state"].items():
+        for key, value in slots.items():
+            tensors[f"adam/{index}/{key}"] = torch.as_tensor(value).detach().cpu().contiguous()
+    tensors["rng/torch"] = torch.get_rng_state()
+    save_file(tensors, str(directory / TRAINER_FILE))
+    np_state = np.random.get_state()
+    state = dict(extra, steps=int(steps), trainer={
+        "n_updates": int(model._n_updates),
+        "episode_num": int(model._episode_num),
+        "adam_groups": [{k: (list(v) if isinstance(v, tuple) else v) for k, v in g.items()} for g in opt["param_groups"]],
+        "numpy_rng": [np_state[0], np_state[1].tolist(), *map(_plain, np_state[2:])],
+        "python_rng": [random.getstate()[0], list(random.getstate()[1]), random.getstate()[2]],
+    })
+    (directory / STATE_FILE).write_text(json.dumps(state, indent=1))
+
+
+def _plain(x):
+    return x.item() if hasattr(x, "item") else x
+
+
+def read_state(directory: Path) -> dict:
+    """A checkpoint's state.json: size-capped, parsed as JSON only."""
+    path = Path(directory) / STATE_FILE
+    if not path.is_file() or path.stat().st_size > MAX_STATE_BYTES:
+        raise ResumeError(f"{str(path)!r} is missing or over {MAX_STATE_BYTES:,} bytes; the checkpoint is damaged")
+    try:
+        state = json.loads(path.read_bytes().decode("utf-8"))
+    except (ValueError, RecursionError) as e:
+        raise ResumeError(f"{str(path)!r} is not valid JSON ({str(e)[:80]}); the checkpoint is damaged") from None
+    if not isinstance(state, dict) or not _count(state.get("steps")):
+        raise ResumeError(f"{str(path)!r} has no whole-number 'steps'; the checkpoint is damaged")
+    return state
+
+
+def _count(x, hi: int = 10**12) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= hi
+
+
+def load_trainer(directory: Path, model) -> dict:
+    """Load a checkpoint written by ``save_trainer`` into a model rebuilt from the run's config;
+    returns its state.json. Refuses (ResumeError) anything that does not fit exactly."""
+    from safetensors.torch import load_file
+
+    directory = Path(directory)
+    where = f"checkpoint {str(directory)!r}"
+    state = read_state(directory)
+    tr = state.get("trainer")
+    if not isinstance(tr, dict):
+        raise ResumeError(f"{where}: state.json has no 'trainer' section; the checkpoint is damaged")
+    expected = {f"policy/{k}": v for k, v in model.policy.state_dict().items()}
+    params = list(model.policy.parameters())
+    path = directory / TRAINER_FILE
+    budget = 4 * sum(v.numel() * v.element_size() for v in expected.values()) + (1 << 20)
+    if not path.is_file() or path.stat().st_size > budget:
+        raise ResumeError(f"{where}: {TRAINER_FILE} is missing or larger than this network's state; damaged or foreign")
+    try:
+        tensors = load_file(str(path))
+    except Exception as e:  # safetensors raises its own error types for a bad header or a short file
+        raise ResumeError(f"{where}: {TRAINER_FILE} is not a readable safetensors file ({str(e)[:80]})") from None
+
+    def take(name: str, like: torch.Tensor) -> torch.Tensor:
+        t = tensors.pop(name, None)
+        if t is None or t.shape != like.shape or t.dtype != like.dtype:
+            got = "missing" if t is None else f"{t.dtype} {tuple(t.shape)}"
+            raise ResumeError(f"{where}: tensor {name!r} is {got}, expected {like.dtype} {tuple(like.shape)} for this "
+                              f"run's config; the checkpoint is damaged or from another network")
+        if t.is_floating_point() and not bool(torch.isfinite(t).all()):
+            raise ResumeError(f"{where}: tensor {name!r} holds NaN or infinite values; the checkpoint is damaged")
+        return t
+
+    weights = {k[len("policy/"):]: take(k, v) for k, v in expected.items()}
+    slots = {}
+    for i, p in enumerate(params):
+        if f"adam/{i}/exp_avg" in tensors:
+            slots[i] = {"step": take(f"adam/{i}/step", torch.zeros((), dtype=torch.float32)),
+                        "exp_avg": take(f"adam/{i}/exp_avg", p.detach()),
+                        "exp_avg_sq": take(f"adam/{i}/exp_avg_sq", p.detach())}
+    rng = take("rng/torch", torch.get_rng_state())
+    if tensors:
+        raise ResumeError(f"{where}: {TRAINER_FILE} holds unexpected tensors ({', '.join(sorted(tensors)[:3])} …)")
+    groups = tr.get("adam_groups")
+    current_groups = model.policy.optimizer.state_dict()["param_groups"]
+    if (not isinstance(groups, list) or len(groups) != len(current_groups)
+            or any(not isinstance(g, dict) or g.get("params") != c["params"] for g, c in zip(groups, current_groups))):
+        raise ResumeError(f"{where}: state.json's Adam parameter groups do not fit this network; the checkpoint is damaged")
+    for g, c in zip(groups, current_groups):  # only known keys, each a number (or a pair) like the fresh optimizer's
+        for key, value in g.items():
+            ref = c.get(key, "missing")
+            ok = (key == "params" or (isinstance(ref, bool) and isinstance(value, bool)) or ref is None and value is None
+                  or (isinstance(ref, (int, float)) and not isinstance(ref, bool) and _finite(value))
+                  or (isinstance(ref, tuple) and isinstance(value, list) and len(value) == len(ref)
+                      and all(_finite(v) for v in value)))
+            if not ok:
+                raise ResumeError(f"{where}: Adam setting {key!r} = {str(value)[:40]} is not valid; the checkpoint is damaged")
+            g[key] = tuple(value) if isinstance(ref, tuple) else value
+    try:
+        np_rng = tr["numpy_rng"]
+        np_rng = (str(np_rng[0]), np.array(np_rng[1], dtype=np.uint32), int(np_rng[2]), int(np_rng[3]), float(np_rng[4]))
+        py_rng = tr["python_rng"]
+        py_rng = (int(py_rng[0]), tuple(int(x) for x in py_rng[1]), None if py_rng[2] is None else float(py_rng[2]))
+        counters = int(tr["n_updates"]), int(tr["episode_num"])
+        np.random.set_state(np_rng)
+        random.setstate(py_rng)
+    except (KeyError, IndexError, TypeError, ValueError, OverflowError):
+        raise ResumeError(f"{where}: state.json's RNG states or counters are malformed; the checkpoint is damaged") from None
+    model.policy.load_state_dict(weights)
+    model.policy.optimizer.load_state_dict({"state": slots, "param_groups": groups})
+    torch.set_rng_state(rng)
+    model.num_timesteps = int(state["steps"])
+    model._n_updates, model._episode_num = counters
+    return state
+
+
+def _finite(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
