@@ -23,8 +23,13 @@ def play(game: Game, act: Callable[[Game, int], int], *, first: int | None = Non
     ``trusted``: ``act`` picks only from ``legal_actions()``, so the legality check is skipped.
     """
     apply = game.apply_legal if trusted else game.apply
-    finished = len(game.finished)
     hand = game.hand_number
+    if first is None and stop is None and moved is None and hand_over is None:
+        # Nobody watches (a rollout): the same loop without the checks, as it runs thousands of times a search.
+        while game.phase != OVER and (not one_hand or game.hand_number == hand):
+            apply(act(game, game.current_seat))
+        return
+    finished = len(game.finished)
     while game.phase != OVER and not (one_hand and game.hand_number != hand):
         seat = game.current_seat
         if first is not None:
