@@ -83,9 +83,10 @@ def point_card_values(rules: Rules, table: TrumpTable) -> list[tuple[int, int]]:
     return cards
 
 
-def awards_ten_point(rules: Rules, table: TrumpTable, captured) -> list[Award]:
+def awards_point_cards(rules: Rules, table: TrumpTable, captured) -> list[Award]:
+    """A point-card scheme's awards: each point card of ``SCHEMES[rules.scoring].point_cards`` to its capturer."""
     awards = []
-    for card, value in point_card_values(rules, table):
+    for card, value in SCHEMES[rules.scoring].point_cards(rules, table):
         bit = 1 << card
         for seat, m in enumerate(captured):
             if m & bit:
@@ -105,7 +106,7 @@ def game_points(rules: Rules, captured) -> list[int]:
     return totals
 
 
-def _captured_four_point(rules: Rules, table: TrumpTable, captured) -> list[int]:
+def _four_point_captured(rules: Rules, table: TrumpTable, captured) -> list[int]:
     points = [0] * rules.num_sides
     jack = table.trump * 13 + JACK
     for seat, m in enumerate(captured):
@@ -114,13 +115,13 @@ def _captured_four_point(rules: Rules, table: TrumpTable, captured) -> list[int]
     return points
 
 
-def _awards_ten_point_hand(rules: Rules, table: TrumpTable, in_play, captured, game) -> list[Award]:
-    return awards_ten_point(rules, table, captured)  # only captures count: who was dealt a card does not
+def _point_card_hand(rules: Rules, table: TrumpTable, in_play, captured, game) -> list[Award]:
+    return awards_point_cards(rules, table, captured)  # only captures count: who was dealt a card does not
 
 
-def _captured_ten_point(rules: Rules, table: TrumpTable, captured) -> list[int]:
+def _point_cards_captured(rules: Rules, table: TrumpTable, captured) -> list[int]:
     points = [0] * rules.num_sides
-    for a in awards_ten_point(rules, table, captured):
+    for a in awards_point_cards(rules, table, captured):
         points[a.side] += a.value
     return points
 
@@ -130,7 +131,9 @@ class Scheme:
     """What one scoring scheme (the ``scoring`` rules option) awards."""
 
     max_hand_points: int  # the most points one hand can award (a shoot-the-moon bid must take them all)
-    point_cards: bool  # points are trump cards worth their value to whoever captures them (no High or Game)
+    # (rules, table) -> [(card, value)] when every point is a trump card worth its value to whoever
+    # captures it (no High, Low or Game); None for High, Low, Jack and Game
+    point_cards: Callable[..., list[tuple[int, int]]] | None
     # (rules, table, in_play, captured, game points by side) -> the finished hand's awards, in record order
     awards: Callable[..., list[Award]]
     # (rules, table, captured) -> points by side already secured by won tricks (what every seat can know)
@@ -139,9 +142,9 @@ class Scheme:
 
 SCHEMES: dict[str, Scheme] = {
     # High, Low, Jack and Game, one point each.
-    "four_point": Scheme(4, False, awards_four_point, _captured_four_point),
+    "four_point": Scheme(4, None, awards_four_point, _four_point_captured),
     # The trump point cards of point_card_values: A J (off-jack) (jokers) T 3 2, ten points in all.
-    "ten_point": Scheme(10, True, _awards_ten_point_hand, _captured_ten_point),
+    "ten_point": Scheme(10, point_card_values, _point_card_hand, _point_cards_captured),
 }
 
 

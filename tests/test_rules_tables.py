@@ -10,7 +10,7 @@ import pytest
 
 from pitch_env import Game, rules
 from pitch_env.cards import trump_table
-from pitch_env.scoring import SCHEMES, point_card_values, scheme
+from pitch_env.scoring import SCHEMES, scheme
 
 from conftest import card_awards, last_hand, play_out
 from test_rules_setback import play_d1
@@ -47,7 +47,7 @@ def test_most_points_a_hand_gives_is_the_sum_of_what_can_be_awarded():
     assert sum(a["value"] for a in last_hand(play_d1())["awards"]) == 4  # all four were awarded
     # ten_point: A J off-jack BJ LJ T 3 2 of trump: 1+1+1+1+1+1+3+1
     r = rules("ten_point")
-    assert sum(v for _, v in point_card_values(r, trump_table(2, r.deck, r.off_jack))) == 10
+    assert sum(v for _, v in scheme(r).point_cards(r, trump_table(2, r.deck, r.off_jack))) == 10
     assert SCHEMES["ten_point"].max_hand_points == r.max_hand_points == 10
 
 
