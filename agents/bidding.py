@@ -10,7 +10,7 @@ from functools import lru_cache
 
 from pitch_env.cards import JACK, TEN, mask_of, trump_table
 from pitch_env.rules import EXCHANGE_HAND_SIZE, Rules
-from pitch_env.scoring import SHOOT, point_card_values
+from pitch_env.scoring import SHOOT, point_card_values, scheme
 
 # How far above its expected points a seat bids (a set costs the bid, so stay close). In setback,
 # margins of -0.3, 0.0, 0.5 and 0.8 won 45.1%, 50.4%, 45.9% and 35.7% of 1000 duplicate games
@@ -27,7 +27,7 @@ TEN_POINT_OFFSET = 0.5
 
 def expected_points(rules: Rules, hand: int, suit: int) -> float:
     """Points this seat's side should win if this seat pitches with ``suit`` as trump."""
-    if rules.scoring == "ten_point":
+    if scheme(rules).point_cards:
         return _expected_ten_point(rules, hand, suit)
     return _expected_four_point(rules, hand, suit)
 

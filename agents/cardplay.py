@@ -10,7 +10,7 @@ from functools import lru_cache
 
 from pitch_env.cards import GAME_POINTS, JACK, cards_in, trump_table
 from pitch_env.rules import Rules
-from pitch_env.scoring import point_card_values
+from pitch_env.scoring import point_card_values, scheme
 
 # Game points are worth one point for the whole hand, decided by the ~35 of them dealt; a ten
 # (10 game points) is counted as half a point.
@@ -22,7 +22,7 @@ def card_values(rules: Rules, trump: int) -> tuple[float, ...]:
     """What capturing each card is worth (in hand points, roughly) under ``trump``."""
     table = trump_table(trump, rules.deck, rules.off_jack)
     values = [0.0] * 54
-    if rules.scoring == "ten_point":
+    if scheme(rules).point_cards:
         for card, value in point_card_values(rules, table):
             values[card] = float(value)
         return tuple(values)

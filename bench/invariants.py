@@ -344,7 +344,8 @@ def _check_score(h, rules, side_of, k, scores, order, in_play, captured_by, pitc
         if game_points.count(best) == 1:
             awarded.append(("game", None, None, game_points.index(best), 1))
         top = 4
-    else:
+    else:  # ten_point; the referee reads the rules text itself, never the engine's scoring table
+        assert rules["scoring"] == "ten_point", f"the referee does not know scoring {rules['scoring']!r}"
         values = {order[0]: 1, "J" + h["trump"]: 1, "T" + h["trump"]: 1, "3" + h["trump"]: 3, "2" + h["trump"]: 1}
         if rules["off_jack"]:
             values["J" + SAME_COLOUR[h["trump"]]] = 1

@@ -20,10 +20,15 @@ Copies: ``copy.deepcopy``, ``pickle`` and ``cloudpickle`` of an env mid-game giv
 that plays on identically. Registered as ``pettingzoo.make("aec", "pitch/setback-v0")`` (also
 ``pitch/auction-v0``, ``pitch/ten_point-v0``) once ``pitch_env`` is imported.
 
-Rewards: ``reward="game"`` (default) gives, when the game ends, +1 to the winning side's seats and
-−1/(sides−1) to the others (zero-sum; 0 to all when truncated at ``max_hands``). ``reward="hand"``
-gives after each hand the seat's side score change divided by the most points a hand can give.
-``episode="hand"`` plays one hand per episode from a random dealer (needs ``reward="hand"``).
+Rewards (computed by pitch_env/rewards.py): ``reward="game"`` (default) gives, when the game ends,
++1 to the winning side's seats and −1/(sides−1) to the others (zero-sum; 0 to all when truncated at
+``max_hands``). ``reward="hand"`` gives after each hand the seat's side score change divided by the
+most points a hand can give. ``reward="relative"`` is the objective the project's agents are trained
+on (train/selfplay.py): after each hand the seat's side score change minus the mean of the other
+sides' changes, divided by the most points a hand can give, and when a game is won ``+win_bonus`` to
+the winning side's seats and ``−win_bonus`` to the others (``win_bonus``, default 1.0, is an option of
+this reward only). ``episode="hand"`` plays one hand per episode from a random dealer (needs
+``reward="hand"`` or ``"relative"``).
 
 Illegal actions: with ``illegal_action="terminate"`` (default) the game ends, the offending agent
 gets ``illegal_reward`` (default −1) and a warning names the action and the legal ones; with
@@ -50,10 +55,11 @@ from .infoset import infoset
 from .observer import Observer, LiveTable
 from .record import game_record
 from .render import render_record, render_view
+from .rewards import game_rewards, hand_rewards, relative_rewards, win_bonus as bonus_for
 from .rules import rules as make_rules
 
 _ENV_OPTIONS = {
-    "reward": ("game", "hand"),
+    "reward": ("game", "hand", "relative"),
     "episode": ("game", "hand"),
     "illegal_action": ("terminate", "raise"),
 }
@@ -100,7 +106,7 @@ class raw_env(AECEnv):
 
     def __init__(self, variant: str = "setback", render_mode: str | None = None, reward: str = "game",
                  episode: str = "game", illegal_reward: float = -1.0, illegal_action: str = "terminate",
-                 infoset: bool = False, **options):
+                 infoset: bool = False, win_bonus: float | None = None, **options):
         super().__init__()
         for name, value in (("reward", reward), ("episode", episode), ("illegal_action", illegal_action)):
             if value not in _ENV_OPTIONS[name]:
@@ -108,8 +114,16 @@ class raw_env(AECEnv):
                                  f"{', '.join(map(repr, _ENV_OPTIONS[name]))}")
         if not isinstance(infoset, bool):
             raise ValueError(f"env option infoset={infoset!r} must be True or False")
-        if episode == "hand" and reward != "hand":
-            raise ValueError("env option episode='hand' needs reward='hand': a single hand has no game winner")
+        if episode == "hand" and reward == "game":
+            raise ValueError("env option episode='hand' needs reward='hand' or 'relative': a single hand "
+                             "has no game winner")
+        if win_bonus is not None and reward != "relative":
+            raise ValueError(f"env option win_bonus={win_bonus!r} only applies to reward='relative': "
+                             f"drop it or set reward='relative'")
+        if win_bonus is not None and (isinstance(win_bonus, bool) or not isinstance(win_bonus, (int, float))):
+            raise ValueError(f"env option win_bonus={win_bonus!r} is not allowed: give a number, e.g. 1.0")
+        if isinstance(illegal_reward, bool) or not isinstance(illegal_reward, (int, float)) or illegal_reward != illegal_reward:
+            raise ValueError(f"env option illegal_reward={illegal_reward!r} is not allowed: give a number, e.g. -1.0")
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(f"render_mode={render_mode!r} is not supported: use None, 'ansi' or 'human'")
         try:
@@ -117,7 +131,7 @@ class raw_env(AECEnv):
         except ValueError as e:
             if "unknown rules option" not in str(e):
                 raise
-            raise ValueError(f"{e}; the env's own options are render_mode, reward, episode, "
+            raise ValueError(f"{e}; the env's own options are render_mode, reward, win_bonus, episode, "
                              "illegal_reward, illegal_action, infoset") from None
         # A hand-long episode is a one-hand game from a random dealer (drawn from the game's seed).
         self._game_rules = (dataclasses.replace(self.rules, first_dealer="random", max_hands=1)
@@ -140,7 +154,7 @@ class raw_env(AECEnv):
         act_space = spaces.Discrete(self.num_actions)
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: act_space for a in self.possible_agents}
-        self._hand_scale = 1.0 / self.rules.max_hand_points
+        self.win_bonus = 1.0 if win_bonus is None else float(win_bonus)
         self._seed_source = None
         self.game = None
 
@@ -252,16 +266,18 @@ class raw_env(AECEnv):
     def _end_of_hand(self):
         game = self.game
         result = game.last_result  # None for a thrown-in hand: nothing changed
-        if self.reward_mode == "hand" and result is not None:
-            self._give({s: result.score_change[self.rules.side_of(s)] * self._hand_scale
-                        for s in range(self.rules.num_players)})
+        mode = self.reward_mode
+        if result is not None and mode != "game":
+            per_hand = hand_rewards if mode == "hand" else relative_rewards
+            self._give(dict(enumerate(per_hand(self.rules, result.score_change))))
         if not game.is_over:  # (episode="hand" plays a one-hand game, so it is over here)
             self._set_turn()
             return
-        if self.reward_mode == "game" and game.winner is not None:
-            k = self.rules.num_sides
-            self._give({s: 1.0 if self.rules.side_of(s) == game.winner else -1.0 / (k - 1)
-                        for s in range(self.rules.num_players)})
+        if game.winner is not None and mode == "game":
+            self._give(dict(enumerate(game_rewards(self.rules, game.winner))))
+        elif game.winner is not None and mode == "relative":
+            side_of = self.rules.side_of
+            self._give({s: bonus_for(game.winner, side_of(s), self.win_bonus) for s in range(self.rules.num_players)})
         truncated = game.truncated and self.episode == "game"
         for a in self.agents:
             self.terminations[a] = not truncated

@@ -11,12 +11,10 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-# Seed 002: after the exchange every hand is refilled to (or discarded down to) 6 cards.
+from .scoring import SCHEMES
+
+# 10 Point Pitch: after the exchange every hand is refilled to (or discarded down to) 6 cards.
 EXCHANGE_HAND_SIZE = 6
-# The most points one hand can award, by scoring scheme (High/Low/Jack/Game; or the 10 point cards).
-MAX_HAND_POINTS = {"four_point": 4, "ten_point": 10}
-# The fixed value of the dealer's "shoot" bid under shoot=dealer_double (seed 000).
-DEALER_DOUBLE_VALUE = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +23,7 @@ class Rules:
 
     variant: str  # the preset these rules started from (informational only)
     num_players: int  # seats at the table, numbered clockwise
+    player_counts: tuple[int, ...]  # the numbers of players these rules may be played by
     partnerships: bool  # partners sit alternately (4 or 6 players); else every seat is a side
     deck: int  # 52, or 54 with the two jokers (which are always trumps)
     hand_size: int  # cards dealt to each seat
@@ -43,7 +42,7 @@ class Rules:
     target_score: int  # score that ends the game
     win_rule: str  # "first_to_target" (bidder goes out) or "pitcher_only"
     max_hands: int  # hands (thrown-in ones included) before the game is truncated
-    off_jack: bool  # the other jack of trump's colour is a trump, ranked below the jack (seed 002)
+    off_jack: bool  # the other jack of trump's colour is a trump, ranked below the jack (as in 10 Point Pitch)
     first_dealer: int | str  # seat that deals the first hand, or "random" (from the game's seed)
 
     # ----- derived facts, kept here so that a rule is read in one place -----
@@ -62,19 +61,23 @@ class Rules:
 
     @property
     def uses_stock(self) -> bool:
-        """Only trumps can be played, so non-trumps are swapped for stock cards (seed 002)."""
+        """Only trumps can be played, so non-trumps are swapped for stock cards (10 Point Pitch)."""
         return self.follow == "trumps_only"
 
     @property
     def max_hand_points(self) -> int:
-        return MAX_HAND_POINTS[self.scoring]
+        return SCHEMES[self.scoring].max_hand_points
 
     @property
     def numeric_bids(self) -> range:
         return range(self.min_bid, self.max_bid + 1)
 
     def as_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        """The options as game records and policy cards store them: every field but
+        ``player_counts``, which belongs to the preset named by ``variant``."""
+        d = dataclasses.asdict(self)
+        del d["player_counts"]
+        return d
 
 
 _COMMON = dict(
@@ -85,24 +88,28 @@ _COMMON = dict(
     first_dealer=0, num_players=4,
 )
 
+# A new game is one more entry here (plus, for a new way of scoring, a row of scoring.SCHEMES).
 PRESETS: dict[str, dict[str, Any]] = {
-    # seed 000: Pitch / Setback, no follow-suit rule.
-    "setback": dict(_COMMON),
-    # seed 001: Auction Pitch, each for themselves; 4 "pitches"; the dealer is stuck or steals.
+    # Pitch / Setback: 2 to 4 players, no follow-suit rule.
+    "setback": dict(_COMMON, player_counts=(2, 3, 4)),
+    # Auction Pitch: each for themselves; 4 "pitches"; the dealer is stuck or steals.
     "auction": dict(
-        _COMMON, partnerships=False, bid_ends_auction=4, all_pass="stick_dealer", stick_min=2,
-        dealer_may_steal=True, follow="follow_or_trump", target_score=7, win_rule="pitcher_only",
+        _COMMON, player_counts=(2, 3, 4, 5, 6, 7), partnerships=False, bid_ends_auction=4,
+        all_pass="stick_dealer", stick_min=2, dealer_may_steal=True, follow="follow_or_trump",
+        target_score=7, win_rule="pitcher_only",
     ),
-    # seed 002: 10 Point Pitch, 54 cards, declared trump, stock exchange, only trumps played.
+    # 10 Point Pitch: 4 players in partnerships, 54 cards, declared trump, stock exchange, only trumps played.
     "ten_point": dict(
-        _COMMON, partnerships=True, deck=54, hand_size=9, min_bid=4, max_bid=10, shoot="moon",
-        bid_ends_auction="shoot", all_pass="stick_dealer", stick_min=4, trump_by="declare",
+        _COMMON, player_counts=(4,), partnerships=True, deck=54, hand_size=9, min_bid=4, max_bid=10,
+        shoot="moon", bid_ends_auction="shoot", all_pass="stick_dealer", stick_min=4, trump_by="declare",
         follow="trumps_only", scoring="ten_point", low_to="capturer", made_scores="bid",
         target_score=52, off_jack=True,
     ),
 }
-# Player counts each preset allows (RULES.md §2, num_players row).
-PRESET_PLAYERS = {"setback": (2, 3, 4), "auction": (2, 3, 4, 5, 6, 7), "ten_point": (4,)}
+# Player counts each preset allows, by preset name (a copy of the presets' player_counts).
+PRESET_PLAYERS = {name: preset["player_counts"] for name, preset in PRESETS.items()}
+# No game here is played by fewer or more (RULES.md §2, num_players row).
+MIN_PLAYERS, MAX_PLAYERS = 2, 7
 
 _CHOICES = {
     "deck": (52, 54),
@@ -110,7 +117,7 @@ _CHOICES = {
     "all_pass": ("redeal", "stick_dealer"),
     "trump_by": ("first_lead", "declare"),
     "follow": ("any", "follow_or_trump", "trumps_only"),
-    "scoring": ("four_point", "ten_point"),
+    "scoring": tuple(SCHEMES),
     "low_to": ("holder", "capturer"),
     "made_scores": ("points_won", "bid"),
     "win_rule": ("first_to_target", "pitcher_only"),
@@ -126,7 +133,7 @@ def variants() -> tuple[str, ...]:
 def rules(variant: str = "setback", **overrides: Any) -> Rules:
     """The rules of a preset with some options changed, validated."""
     if isinstance(variant, Rules):
-        base = variant.as_dict()
+        base = dataclasses.asdict(variant)
         variant = base.pop("variant")
     elif variant in PRESETS:
         base = dict(PRESETS[variant])
@@ -139,6 +146,8 @@ def rules(variant: str = "setback", **overrides: Any) -> Rules:
             f"the options are {', '.join(sorted(set(_FIELD_TYPES) - {'variant'}))}"
         )
     base.update(overrides)
+    if isinstance(base["player_counts"], list):  # as YAML and JSON write a tuple
+        base["player_counts"] = tuple(base["player_counts"])
     if "partnerships" not in base:  # setback: partnerships at 4 players, solo otherwise
         base["partnerships"] = base["num_players"] == 4
     r = Rules(variant=variant, **base)
@@ -164,9 +173,13 @@ def validate(r: Rules) -> None:
     for name in ("partnerships", "dealer_may_steal", "off_jack"):
         if not isinstance(getattr(r, name), bool):
             _fail(name, getattr(r, name), "it must be True or False")
-    allowed_players = PRESET_PLAYERS.get(r.variant, range(2, 8))
-    if r.num_players not in allowed_players:
-        _fail("num_players", r.num_players, f"the {r.variant} rules are played by {', '.join(map(str, allowed_players))} players")
+    counts = r.player_counts
+    if (not isinstance(counts, tuple) or not counts
+            or any(type(c) is not int or not MIN_PLAYERS <= c <= MAX_PLAYERS for c in counts)):
+        _fail("player_counts", counts, f"give a tuple of player counts from {MIN_PLAYERS} to {MAX_PLAYERS}")
+    if r.num_players not in counts:
+        _fail("num_players", r.num_players, f"the {r.variant} rules are played by {', '.join(map(str, counts))} "
+              f"players (player_counts={counts!r}: add {r.num_players} to it to try it anyway)")
     if r.partnerships and r.num_players not in (4, 6):
         _fail("partnerships", True, f"partnerships need 4 or 6 players, not {r.num_players}; use partnerships=False")
     if r.hand_size < 1 or r.num_players * r.hand_size > r.deck:
@@ -189,8 +202,8 @@ def validate(r: Rules) -> None:
         _fail("hand_size", r.hand_size, f"the stock exchange refills hands to {EXCHANGE_HAND_SIZE}; deal at least that many")
     if not r.uses_stock and r.hand_size > 13:
         _fail("hand_size", r.hand_size, "at most 13 tricks can be played without the stock exchange")
-    if r.scoring == "ten_point" and r.low_to != "capturer":
-        _fail("low_to", r.low_to, "ten_point scoring gives the 2 of trump to whoever captures it: use low_to='capturer'")
+    if SCHEMES[r.scoring].point_cards and r.low_to != "capturer":
+        _fail("low_to", r.low_to, f"{r.scoring} scoring gives the 2 of trump to whoever captures it: use low_to='capturer'")
     if r.target_score < 1:
         _fail("target_score", r.target_score, "it must be at least 1")
     if r.max_hands < 1:

@@ -1,16 +1,22 @@
 """Scoring one hand: the points awarded (RULES.md §3.5, §5.8) and what they do to the scores (§3.6, §5.9).
 
-Pure functions over the facts of a finished hand; the engine calls them once per hand.
+Pure functions over the facts of a finished hand; the engine calls them once per hand. What each
+scoring scheme awards is one row of ``SCHEMES``, read by the rules, the engine and the agents.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
 
 from .cards import ACE, GAME_POINTS, JACK, LJ, BJ, THREE, TEN, TWO, TrumpTable, off_jack
-from .rules import DEALER_DOUBLE_VALUE, Rules
+
+if TYPE_CHECKING:  # rules.py reads SCHEMES, so the type is imported for annotations only
+    from .rules import Rules
 
 SHOOT = 100  # the shoot bid, internally: above every numeric bid
+# The fixed value of the dealer's "shoot" bid under shoot=dealer_double (Setback's option).
+DEALER_DOUBLE_VALUE = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,9 +83,10 @@ def point_card_values(rules: Rules, table: TrumpTable) -> list[tuple[int, int]]:
     return cards
 
 
-def awards_ten_point(rules: Rules, table: TrumpTable, captured) -> list[Award]:
+def awards_point_cards(rules: Rules, table: TrumpTable, captured) -> list[Award]:
+    """A point-card scheme's awards: each point card of ``SCHEMES[rules.scoring].point_cards`` to its capturer."""
     awards = []
-    for card, value in point_card_values(rules, table):
+    for card, value in SCHEMES[rules.scoring].point_cards(rules, table):
         bit = 1 << card
         for seat, m in enumerate(captured):
             if m & bit:
@@ -99,14 +106,58 @@ def game_points(rules: Rules, captured) -> list[int]:
     return totals
 
 
+def _four_point_captured(rules: Rules, table: TrumpTable, captured) -> list[int]:
+    points = [0] * rules.num_sides
+    jack = table.trump * 13 + JACK
+    for seat, m in enumerate(captured):
+        if m >> jack & 1:
+            points[rules.side_of(seat)] += 1
+    return points
+
+
+def _point_card_hand(rules: Rules, table: TrumpTable, in_play, captured, game) -> list[Award]:
+    return awards_point_cards(rules, table, captured)  # only captures count: who was dealt a card does not
+
+
+def _point_cards_captured(rules: Rules, table: TrumpTable, captured) -> list[int]:
+    points = [0] * rules.num_sides
+    for a in awards_point_cards(rules, table, captured):
+        points[a.side] += a.value
+    return points
+
+
+@dataclass(frozen=True, slots=True)
+class Scheme:
+    """What one scoring scheme (the ``scoring`` rules option) awards."""
+
+    max_hand_points: int  # the most points one hand can award (a shoot-the-moon bid must take them all)
+    # (rules, table) -> [(card, value)] when every point is a trump card worth its value to whoever
+    # captures it (no High, Low or Game); None for High, Low, Jack and Game
+    point_cards: Callable[..., list[tuple[int, int]]] | None
+    # (rules, table, in_play, captured, game points by side) -> the finished hand's awards, in record order
+    awards: Callable[..., list[Award]]
+    # (rules, table, captured) -> points by side already secured by won tricks (what every seat can know)
+    captured: Callable[..., list[int]]
+
+
+SCHEMES: dict[str, Scheme] = {
+    # High, Low, Jack and Game, one point each.
+    "four_point": Scheme(4, None, awards_four_point, _four_point_captured),
+    # The trump point cards of point_card_values: A J (off-jack) (jokers) T 3 2, ten points in all.
+    "ten_point": Scheme(10, point_card_values, _point_card_hand, _point_cards_captured),
+}
+
+
+def scheme(rules: Rules) -> Scheme:
+    """The scoring row of ``rules``."""
+    return SCHEMES[rules.scoring]
+
+
 def score_hand(rules: Rules, table: TrumpTable, in_play, captured, pitcher: int,
                contract: int, scores) -> HandResult:
     """Everything a finished hand does to the score."""
     game = game_points(rules, captured)
-    if rules.scoring == "four_point":
-        awards = awards_four_point(rules, table, in_play, captured, game)
-    else:
-        awards = awards_ten_point(rules, table, captured)
+    awards = SCHEMES[rules.scoring].awards(rules, table, in_play, captured, game)
     points = [0] * rules.num_sides
     for a in awards:
         points[a.side] += a.value
@@ -161,15 +212,6 @@ def points_captured(rules: Rules, table: TrumpTable | None, captured) -> list[in
     """Points each side has already secured by winning tricks this hand (what every seat can know):
     the Jack in four_point, the point cards in ten_point. High, Low (even under low_to=capturer:
     a lower trump may still be hidden in a hand) and Game are only known at the end of the hand."""
-    points = [0] * rules.num_sides
     if table is None:
-        return points
-    if rules.scoring == "ten_point":
-        for a in awards_ten_point(rules, table, captured):
-            points[a.side] += a.value
-        return points
-    jack = table.trump * 13 + JACK
-    for seat, m in enumerate(captured):
-        if m >> jack & 1:
-            points[rules.side_of(seat)] += 1
-    return points
+        return [0] * rules.num_sides
+    return SCHEMES[rules.scoring].captured(rules, table, captured)

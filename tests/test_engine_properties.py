@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from pitch_env import Game, IllegalActionError, game_record, replay, rules
 from pitch_env.infoset import infoset
-from pitch_env.rules import MAX_HAND_POINTS
+from pitch_env.scoring import SCHEMES
 
 from bench.invariants import (
     allowed_plays, check_cards, check_hand_sizes, check_legal_bids, check_legal_plays, check_record,
@@ -98,7 +98,7 @@ def test_every_legal_play_follows_the_rule_worked_out_from_the_seats_own_view(se
 def test_the_record_passes_the_referee_points_within_bounds_scores_by_the_rules(setup):
     record = game_record(random_play(*setup))
     check_record(record)  # every play legal, every point and score change by RULES.md
-    top = MAX_HAND_POINTS[record["rules"]["scoring"]]
+    top = SCHEMES[record["rules"]["scoring"]].max_hand_points
     for h in record["hands"]:
         assert 0 <= sum(h["points_won"]) <= top
         assert sum(a["value"] for a in h["awards"]) == sum(h["points_won"])

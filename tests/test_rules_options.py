@@ -42,6 +42,7 @@ TABLE = {
 PROJECT_OPTIONS = {
     "off_jack": (False, False, True),
     "first_dealer": (0, 0, 0),
+    "player_counts": ((2, 3, 4), (2, 3, 4, 5, 6, 7), (4,)),  # the num_players row's ranges
 }
 VARIANTS = ("setback", "auction", "ten_point")
 

@@ -28,13 +28,14 @@ import numpy as np
 import torch
 
 from pitch_env.engine import Game
+from pitch_env.loop import play
+from pitch_env.rewards import hand_scale, relative_reward, win_bonus as bonus_for
 
 from .config import ConfigError
 from pitch_env.canonical import shown_action
 from pitch_env.policy_input import hint_size, policy_input
 from .hint import engine_hint
 from .opponents import AgentOpponent, EngineHeuristic, make_agent
-from .selfplay import hand_reward
 
 
 @dataclass
@@ -91,40 +92,43 @@ def _collect_part(args) -> Demos:
     actions = np.zeros(decisions, np.int64)
     rewards = np.zeros(decisions, np.float64)  # the reward that follows each decision, in its side's own sequence
     returns = np.full(decisions, np.nan if phases is not None else 0.0, np.float32)
-    hand_scale = 1.0 / rules.max_hand_points
+    scale = hand_scale(rules)
     rng = np.random.default_rng(seed)
     i = 0
+
+    def act(game: Game, seat: int) -> int:  # the seat's player chooses; a teacher's decision is recorded
+        nonlocal i
+        recorded = seat in seats and (phases is None or game.phase_name in phases)
+        player = teachers[seat] if recorded else unrecorded[seat] if seat in seats else others[seat]
+        o = None if not recorded and isinstance(player, EngineHeuristic) else observer.encode(game, seat)
+        action = player.act(game, seat, o)
+        if recorded and i < decisions:
+            mask = np.zeros(size, np.int8)
+            mask[game.legal_actions()] = 1
+            o, mask, act_src = policy_input(o, mask, transform, engine_hint(game) if hint != "none" else None)
+            obs[i], masks[i], actions[i] = o, mask.astype(bool), shown_action(act_src, action)
+            sequence.setdefault(rules.side_of(seat), []).append(i)
+            i += 1
+        return action
+
+    def hand_over(result) -> None:  # the self-play env's reward, after each side's latest decision
+        if result is not None:
+            for side, idx in sequence.items():
+                rewards[idx[-1]] += relative_reward(result.score_change, side, scale)
+
+    # Recording only some phases, nothing after the budget is recorded and no return is needed;
+    # otherwise a game is played out even past the budget, so every return is complete.
+    budget_spent = None if phases is None else lambda seat: i >= decisions
     while i < decisions:
         game = Game(rules, seed=int(rng.integers(2**62)))
         seats = teacher_seats(rules, rng) if against else set(range(n))
         for p in {id(p): p for p in teachers + others}.values():
             p.reset(int(rng.integers(2**31)))
         sequence: dict[int, list[int]] = {}  # side -> its recorded decisions, in order
-        finished = 0
-        while not game.is_over:  # a game is played out even past the budget, so every return is complete
-            seat = game.current_seat
-            mask = np.zeros(size, np.int8)
-            mask[game.legal_actions()] = 1
-            recorded = seat in seats and (phases is None or game.phase_name in phases)
-            player = teachers[seat] if recorded else unrecorded[seat] if seat in seats else others[seat]
-            o = None if not recorded and isinstance(player, EngineHeuristic) else observer.encode(game, seat)
-            action = player.act(game, seat, o)
-            if recorded and i < decisions:
-                o, mask, act_src = policy_input(o, mask, transform, engine_hint(game) if hint != "none" else None)
-                obs[i], masks[i], actions[i] = o, mask.astype(bool), shown_action(act_src, action)
-                sequence.setdefault(rules.side_of(seat), []).append(i)
-                i += 1
-            game.apply(action)
-            if phases is not None and i >= decisions:
-                break  # nothing after the budget is recorded, and no return is needed
-            if len(game.finished) != finished:
-                finished = len(game.finished)
-                if reward == "hand" and game.last_result is not None:
-                    for side, idx in sequence.items():
-                        rewards[idx[-1]] += hand_reward(game.last_result.score_change, side, hand_scale)
+        play(game, act, stop=budget_spent, hand_over=hand_over if reward == "hand" else None)
         if game.is_over and game.winner is not None:
             for side, idx in sequence.items():
-                rewards[idx[-1]] += win_bonus if game.winner == side else -win_bonus
+                rewards[idx[-1]] += bonus_for(game.winner, side, win_bonus)
         if phases is not None:
             continue  # no value targets (module docstring); returns stay NaN
         for idx in sequence.values():  # discounted returns, backwards through each side's decisions

@@ -2,7 +2,8 @@
 
 Each episode is one game: the learner takes a random seat (and, in partnerships, also plays its
 partner), every other side is played by an opponent drawn from the pool. It drives the engine and
-Observer directly (no AEC bookkeeping). ``action_masks()`` is what MaskablePPO reads.
+Observer directly (no AEC bookkeeping) through pitch_env/loop.py, and its rewards are those of
+pitch_env/rewards.py (the AEC env's ``reward="relative"``). ``action_masks()`` is what MaskablePPO reads.
 """
 
 from __future__ import annotations
@@ -11,7 +12,9 @@ import gymnasium as gym
 import numpy as np
 
 from pitch_env.engine import BID, PASS, Game
+from pitch_env.loop import play
 from pitch_env.observer import LiveTable, Observer
+from pitch_env.rewards import hand_scale, relative_reward, win_bonus
 
 from pitch_env.policy_input import hint_size, policy_input
 from .hint import engine_hint
@@ -19,13 +22,10 @@ from .opponents import OpponentPool
 from pitch_env.policy import PolicyMLP
 
 
-def hand_reward(change, side: int, scale: float) -> float:
-    """``reward: hand``: the side's score change minus the mean of the other sides', times ``scale``."""
-    others = [c for s, c in enumerate(change) if s != side]
-    return (change[side] - sum(others) / len(others)) * scale
-
-
 class SelfPlayEnv(gym.Env):
+    """``reward="hand"``: ``rewards.relative_reward`` after each hand plus ``rewards.win_bonus`` when the
+    game is won; ``reward="game"``: the win bonus only."""
+
     metadata = {"render_modes": []}
 
     def __init__(self, rules, pool: OpponentPool, reward: str = "hand", win_bonus: float = 1.0, seed: int = 0,
@@ -42,7 +42,7 @@ class SelfPlayEnv(gym.Env):
         self._rng = np.random.default_rng(seed)
         self._mask = np.zeros(self.action_size, np.int8)  # legal actions, real order
         self._net_mask = self._mask  # the same as the network sees them (through the transform)
-        self._hand_scale = 1.0 / rules.max_hand_points
+        self._hand_scale = hand_scale(rules)
         self.game: Game | None = None
 
     # ------------------------------------------------------------------ gym API
@@ -60,7 +60,6 @@ class SelfPlayEnv(gym.Env):
                     self.opponents[side] = self.pool.draw(side)
             for _, opponent in self.opponents.values():
                 opponent.reset(int(self._rng.integers(2**31)))
-            self._finished = 0
             self._stats = {"bid_turns": 0, "bids": 0, "bid_sum": 0.0}
             self._reward = 0.0
             self._advance()
@@ -75,8 +74,7 @@ class SelfPlayEnv(gym.Env):
         if g.phase == BID:
             self._count_bid(action)
         self._reward = 0.0
-        self._apply(action)
-        self._advance()
+        self._advance(action)
         over = g.is_over
         terminated, truncated = over and not g.truncated, over and g.truncated
         obs = self._observe() if not over else np.zeros(self.observation_space.shape, np.float32)
@@ -94,28 +92,24 @@ class SelfPlayEnv(gym.Env):
         self.pool.add_snapshot(PolicyMLP(layers, activation))  # the pool gives it the env's transform
 
     # ------------------------------------------------------------------ inside
-    def _advance(self) -> None:
-        """Let the opponents move until a learner seat is to move or the game is over."""
-        g, side_of = self.game, self.rules.side_of
-        while not g.is_over:
-            seat = g.current_seat
-            side = side_of(seat)
-            if side == self.side:
-                return
-            self._apply(self.opponents[side][1].act(g, seat, self.live.observe(seat)))
-
-    def _apply(self, action: int) -> None:
+    def _advance(self, action: int | None = None) -> None:
+        """Apply the learner's ``action`` (if any), then let the opponents move until a learner seat
+        is to move or the game is over, adding up the learner's rewards on the way."""
         g = self.game
-        seat, phase, hand = g.current_seat, g.phase, g.hand_number
-        g.apply(action)
-        self.live.after(g, seat, action, phase, hand)
-        if len(g.finished) != self._finished:
-            self._finished = len(g.finished)
-            res = g.last_result
-            if res is not None and self.reward_mode == "hand":
-                self._reward += hand_reward(res.score_change, self.side, self._hand_scale)
+        play(g, self._opponent_act, first=action, stop=self._learner_to_move, moved=self.live.after,
+             hand_over=self._hand_over if self.reward_mode == "hand" else None)
         if g.is_over and g.winner is not None:
-            self._reward += self.win_bonus if g.winner == self.side else -self.win_bonus
+            self._reward += win_bonus(g.winner, self.side, self.win_bonus)
+
+    def _learner_to_move(self, seat: int) -> bool:
+        return self.rules.side_of(seat) == self.side
+
+    def _opponent_act(self, game: Game, seat: int) -> int:
+        return self.opponents[self.rules.side_of(seat)][1].act(game, seat, self.live.observe(seat))
+
+    def _hand_over(self, result) -> None:
+        if result is not None:
+            self._reward += relative_reward(result.score_change, self.side, self._hand_scale)
 
     def _count_bid(self, action: int) -> None:
         st = self._stats

@@ -1,0 +1,167 @@
+"""The rewards (pitch_env/rewards.py) and the one game loop (pitch_env/loop.py): what each reward
+gives for a hand written in card notation, that the AEC env's ``reward="relative"`` and the
+self-play env pay exactly those rewards, and that the loop plays, stops and reports as it says.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+import pitch_env
+from pitch_env import Game, rules
+from pitch_env.loop import play
+from pitch_env.rewards import (game_rewards, hand_rewards, hand_scale, relative_reward, relative_rewards,
+                               win_bonus)
+
+from test_rules_setback import play_d1
+
+
+# ======================================================================= the reward functions
+def test_game_reward_gives_the_winners_1_and_splits_minus_1_among_the_other_sides():
+    assert game_rewards(rules("auction", num_players=3), winner=1) == [-0.5, 1.0, -0.5]
+    assert game_rewards(rules("setback"), winner=0) == [1.0, -1.0, 1.0, -1.0]  # partners share
+
+
+def test_game_reward_is_zero_for_everyone_when_the_game_is_truncated():
+    assert game_rewards(rules("auction", num_players=5), winner=None) == [0.0] * 5
+
+
+def test_hand_reward_is_the_side_score_change_over_the_most_a_hand_gives():
+    g = play_d1(low_to="capturer")  # seat 0 bid 2 and took only High: set back 2; the other side took 3
+    assert g.last_result.score_change == (-2, 3)
+    assert hand_rewards(g.rules, g.last_result.score_change) == [-0.5, 0.75, -0.5, 0.75]
+    assert hand_scale(rules("ten_point")) == 1 / 10
+
+
+def test_relative_reward_is_the_side_change_minus_the_mean_of_the_others():
+    g = play_d1(low_to="capturer")
+    assert relative_rewards(g.rules, g.last_result.score_change) == [-1.25, 1.25, -1.25, 1.25]
+    # three sides: side 0 gains 2 while the others gain -1 and 1 on average 0
+    assert relative_reward((2, -1, 1), side=0, scale=1.0) == 2.0
+    assert relative_reward((1, 1, 1), side=2, scale=0.25) == 0.0  # a hand that helps all alike is worth 0
+
+
+def test_win_bonus_goes_to_the_winner_and_is_taken_from_every_other_side():
+    assert win_bonus(winner=1, side=1, bonus=0.5) == 0.5
+    assert win_bonus(winner=1, side=0, bonus=0.5) == -0.5
+    assert win_bonus(winner=None, side=0, bonus=0.5) == 0.0
+
+
+# ======================================================================= the AEC env's reward="relative"
+def _totals(env, seed):
+    totals = {a: 0.0 for a in env.unwrapped.possible_agents}
+    rng = random.Random(seed)
+    env.reset(seed=seed)
+    for agent in env.agent_iter():
+        _, reward, term, trunc, info = env.last()
+        totals[agent] += reward
+        env.step(None if term or trunc else rng.choice(info["legal_actions"]))
+    return totals
+
+
+@pytest.mark.parametrize("variant,options", [("setback", {}), ("auction", {"num_players": 3})])
+def test_env_relative_reward_is_the_training_objective_hand_by_hand_plus_the_win_bonus(variant, options):
+    env = pitch_env.env(variant, reward="relative", win_bonus=0.5, target_score=5, **options)
+    for seed in range(40):  # random players often reach max_hands; find a game that was won
+        totals = _totals(env, seed)
+        record = env.unwrapped.game_record()
+        if record["winner"] is not None:
+            break
+    assert record["winner"] is not None, "no random game was won: the test checked nothing"
+    r = env.unwrapped.rules
+    for seat, agent in enumerate(env.unwrapped.possible_agents):
+        side = r.side_of(seat)
+        expected = sum(relative_reward(h["score_change"], side, 1 / r.max_hand_points)
+                       for h in record["hands"] if h["pitcher"] is not None)
+        expected += 0.5 if side == record["winner"] else -0.5
+        assert totals[agent] == pytest.approx(expected)
+
+
+def test_env_relative_reward_plays_hand_long_episodes():
+    env = pitch_env.env("auction", reward="relative", episode="hand")
+    totals = _totals(env, 3)
+    hand = env.unwrapped.game_record()["hands"][0]
+    r = env.unwrapped.rules
+    for seat, agent in enumerate(env.unwrapped.possible_agents):
+        assert totals[agent] == pytest.approx(relative_reward(hand["score_change"], r.side_of(seat), 0.25))
+
+
+def test_env_reward_options_are_refused_in_one_line_naming_the_fix():
+    with pytest.raises(ValueError, match="reward='points'.*'game', 'hand', 'relative'"):
+        pitch_env.env("setback", reward="points")
+    with pytest.raises(ValueError, match="win_bonus=2.0 only applies to reward='relative'"):
+        pitch_env.env("setback", win_bonus=2.0)
+    with pytest.raises(ValueError, match="win_bonus='big'.*give a number"):
+        pitch_env.env("setback", reward="relative", win_bonus="big")
+    with pytest.raises(ValueError, match="episode='hand' needs reward='hand' or 'relative'"):
+        pitch_env.env("setback", episode="hand")
+
+
+# ======================================================================= the self-play env
+@pytest.mark.parametrize("variant,reward", [("setback", "hand"), ("auction", "hand"), ("ten_point", "game")])
+def test_selfplay_env_rewards_are_the_rewards_modules(variant, reward):
+    from train.config import TrainConfig
+    from train.loop import make_env
+
+    cfg = TrainConfig(variant=variant, reward=reward, win_bonus=0.75, opponents={"heuristic": 1.0},
+                      rules={"target_score": 5} if variant != "ten_point" else {"target_score": 12})
+    env = make_env(cfg, 0)()
+    rng = np.random.default_rng(0)
+    env.reset(seed=2)
+    games = hands_rewarded = 0
+    while games < 3:
+        g, seen = env.game, len(env.game.finished)
+        _, reward_got, term, trunc, _ = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+        expected = 0.0
+        for h in g.game_record()["hands"][seen:]:
+            if reward == "hand" and h["pitcher"] is not None:
+                expected += relative_reward(h["score_change"], env.side, hand_scale(env.rules))
+                hands_rewarded += 1
+        if g.is_over and g.winner is not None:
+            expected += win_bonus(g.winner, env.side, 0.75)
+        assert reward_got == expected
+        if term or trunc:
+            games += 1
+            env.reset()
+    assert hands_rewarded > 3 or reward == "game"
+
+
+# ======================================================================= the game loop
+def first_legal(game, seat):
+    return game.legal_actions()[0]
+
+
+def test_loop_plays_a_game_to_the_end_reporting_every_move_and_hand():
+    g, by_hand = Game("setback", seed=4, max_hands=3), Game("setback", seed=4, max_hands=3)
+    moves, hands = [], []
+    play(g, first_legal, moved=lambda game, seat, action, phase, hand: moves.append((seat, action)),
+         hand_over=hands.append)
+    expected = []  # the same game, looped by hand
+    while not by_hand.is_over:
+        expected.append((by_hand.current_seat, by_hand.legal_actions()[0]))
+        by_hand.apply(expected[-1][1])
+    assert g.is_over and moves == expected
+    assert len(hands) == len(g.finished) == 3
+    played = [h for h in g.game_record()["hands"] if h["pitcher"] is not None]
+    assert [r.score_change for r in hands if r is not None] == [tuple(h["score_change"]) for h in played]
+
+
+def test_loop_stops_before_the_seat_asked_and_applies_a_chosen_first_action():
+    g = Game("setback", seed=4)
+    play(g, first_legal, stop=lambda seat: seat == 3)
+    assert g.current_seat == 3
+    first = g.legal_actions()[-1]
+    moves = []
+    play(g, first_legal, first=first, stop=lambda seat: seat == 3,
+         moved=lambda game, seat, action, phase, hand: moves.append((seat, action)))
+    assert moves[0] == (3, first) and len(moves) > 1
+    assert g.current_seat == 3 and all(seat != 3 for seat, _ in moves[1:])
+
+
+def test_loop_one_hand_stops_when_the_hand_is_over():
+    g = Game("auction", seed=5)
+    play(g, first_legal, one_hand=True, trusted=True)
+    assert len(g.finished) == 1 and (g.hand_number == 2 or g.is_over)
