@@ -38,7 +38,7 @@ class TrainConfig:
     vec_env: Literal["dummy", "subproc"] = "dummy"  # dummy: one process (faster here, see docs); subproc: one per env
     torch_threads: int = 1  # torch CPU threads for the learner's updates
     # ----- the reward
-    reward: Literal["hand", "game"] = "hand"  # hand: side's score change minus the opponents' after every hand; game: only win/loss
+    reward: Literal["hand", "game"] = "hand"  # hand: the AEC env's reward="relative" (pitch_env/rewards.py); game: only the win bonus
     win_bonus: float = 1.0  # added (won) or subtracted (lost) at the end of the game
     # ----- the observation
     observation: Literal["plain", "suit_canonical"] = "suit_canonical"  # suit_canonical: trump shown as suit 0 (pitch_env/canonical.py)
