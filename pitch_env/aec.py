@@ -176,6 +176,11 @@ class raw_env(AECEnv):
     def game_record(self) -> dict:
         return self.game.game_record()
 
+    def info_state(self, agent: str | None = None):
+        """What ``agent`` (default: the agent to move) may know now, as ints (pitch_env/infostate.py)."""
+        seat = self.game.current_seat if agent is None else self.agent_name_mapping[agent]
+        return self.game.info_state(seat)
+
     # ---------------------------------------------------------------- AEC API
     def reset(self, seed: int | None = None, options: dict | None = None):
         if seed is not None:
