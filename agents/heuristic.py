@@ -42,13 +42,10 @@ def heuristic_action(s: InfoState, layout: ActionLayout) -> int:
         return legal[0]
     rules, hand, phase = s.rules, s.hand, s.phase
     if phase == PLAY:
-        base = layout.play_base
         if s.trump is None:  # the pitch sets trump
-            return base + pitch_lead(rules, hand, best_suit(rules, hand)[0])
-        trick = s.trick
+            return layout.play_base + pitch_lead(rules, hand, best_suit(rules, hand)[0])
         seen = s.played | mask_of(s.discards) if s.discards else s.played  # own discards are out of play too
-        return base + choose_card(play_tables(rules, s.trump), s.seat, hand, [a - base for a in legal], trick,
-                                  seen, s.trick_order[len(trick) + 1:])
+        return play_action(rules, layout, s.seat, hand, legal, s.trump, s.trick, seen, s.trick_order)
     if phase == BID:
         return choose_bid(rules, hand, s.seat, s.dealer, s.high_bid, s.high_bidder, s.scores,
                           {bid_value(rules, a): a for a in legal})
@@ -59,6 +56,18 @@ def heuristic_action(s: InfoState, layout: ActionLayout) -> int:
     if phase == DISCARD:
         return discard_choice(play_tables(rules, s.trump), layout.discard_base, list(legal))
     raise ValueError(f"seat {s.seat} has no decision to make in phase {s.phase} (the game is over)")
+
+
+def play_action(rules, layout: ActionLayout, seat: int, hand: int, legal, trump: int, trick, seen: int,
+                trick_order) -> int:
+    """The heuristic's card once trump is known, from those facts of the mover's InfoState (``seen``:
+    cards played this hand and its own discards). The hot path of training's heuristic seats and
+    hints, which call it with the same facts read off the engine (agents/rollout.py)."""
+    if len(legal) == 1:
+        return legal[0]
+    base = layout.play_base
+    return base + choose_card(play_tables(rules, trump), seat, hand, [a - base for a in legal], trick, seen,
+                              trick_order[len(trick) + 1:])
 
 
 class HeuristicAgent(Agent):

@@ -65,6 +65,13 @@ def world_rules(rules: Rules, hand_number: int) -> Rules:
 
 _world_rules: dict = {}
 _layouts: dict = {}
+_new_info_state = tuple.__new__
+_no_cards = [(0,) * n for n in range(16)]
+_count = int.bit_count
+
+
+def _played_from(held: int, holds: int) -> int:
+    return held & ~holds
 
 
 def _popcount(m: int) -> int:
@@ -240,17 +247,18 @@ class Game:
         hands = self.hands
         in_play = self.in_play
         draws = self.draws
-        return InfoState(
+        # tuple.__new__ skips NamedTuple's Python-level __new__: this runs at every step of training
+        return _new_info_state(InfoState, (
             self.rules, seat, self.phase, self.hand_number, self.dealer, self.current_seat, hands[seat],
             tuple(self.bids), self.high_bid, self.high_bidder, self.pitcher, self.contract, self.trump,
             self.leader, tuple(self.trick), tuple(self.trick_order), tuple(self.tricks), self.played,
             # what a seat held when play began, less what it holds now: the cards it played (public)
-            (0,) * len(hands) if in_play is None else tuple([i & ~h for i, h in zip(in_play, hands)]),
-            tuple(self.captured), tuple(self.scores), tuple(map(int.bit_count, hands)),
+            _no_cards[len(hands)] if in_play is None else tuple(map(_played_from, in_play, hands)),
+            tuple(self.captured), tuple(self.scores), tuple(map(_count, hands)),
             tuple(self.discards[seat]), tuple(draws[seat]), self.stock_to, tuple(map(len, draws)),
             len(self.stock) - self.stock_pos,
             tuple(self._cached_legal()) if seat == self.current_seat else (),
-        )
+        ))
 
     def game_record(self) -> dict:
         from .record import game_record

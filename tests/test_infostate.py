@@ -225,3 +225,18 @@ def pitch_env_agent(env, spec):
     from agents import make
 
     return make(spec, env)
+
+
+@pytest.mark.parametrize("variant", ("setback", "auction", "ten_point"))
+def test_training_and_search_read_the_heuristic_of_the_movers_info_state(variant):
+    """rollout_action (PIMC's playouts, training's hint and heuristic seats) skips building the
+    InfoState for card play; it must hand the heuristic the same facts."""
+    from agents.heuristic import heuristic_action
+    from agents.rollout import rollout_action
+
+    played = 0
+    for seed in (0, 1, 2, 3, 4, 10, 89):  # in ten_point 10 and 89 play a seat's discarded trump count
+        for g in decisions(variant, seed, hands=3):
+            assert rollout_action(g) == heuristic_action(g.info_state(g.current_seat), g.layout)
+            played += PHASES[g.phase] == "play" and len(g.legal_actions()) > 1
+    assert played > 100
