@@ -1,6 +1,6 @@
 """Perfect-Information Monte Carlo (PIMC): at each trump declaration and card play, sample N worlds
-consistent with what the seat knows (agents/worlds.py: cards seen, counts, shown voids, and hands
-that explain the bids), take every legal action in each world, play the hand out with the fast
+consistent with the seat's InfoState (agents/worlds.py: cards seen, counts, shown voids, and hands
+that explain the bids; the engine builds each, ``Game.from_info_state``), take every legal action in each world, play the hand out with the fast
 rollout policy (agents/rollout.py) and score it for the seat's side: its score change minus the
 best other side's, ± two hands' worth of points when the game is won or lost.
 
