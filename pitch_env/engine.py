@@ -66,7 +66,6 @@ def world_rules(rules: Rules, hand_number: int) -> Rules:
 _world_rules: dict = {}
 _layouts: dict = {}
 _new_info_state = tuple.__new__
-_no_cards = [(0,) * n for n in range(16)]
 _count = int.bit_count
 
 
@@ -253,7 +252,7 @@ class Game:
             tuple(self.bids), self.high_bid, self.high_bidder, self.pitcher, self.contract, self.trump,
             self.leader, tuple(self.trick), tuple(self.trick_order), tuple(self.tricks), self.played,
             # what a seat held when play began, less what it holds now: the cards it played (public)
-            _no_cards[len(hands)] if in_play is None else tuple(map(_played_from, in_play, hands)),
+            (0,) * len(hands) if in_play is None else tuple(map(_played_from, in_play, hands)),
             tuple(self.captured), tuple(self.scores), tuple(map(_count, hands)),
             tuple(self.discards[seat]), tuple(draws[seat]), self.stock_to, tuple(map(len, draws)),
             len(self.stock) - self.stock_pos,
