@@ -1,7 +1,7 @@
 """Rule-based card play on engine ints: which card to play into a trick.
 
-Shared by the heuristic agent (which reads its ints from the infoset) and by PIMC's rollouts
-(which read them from a determinised engine Game), so it is written to be cheap: bitmasks, no dicts.
+The heuristic's card play (agents/heuristic.py, from an InfoState) and PIMC's playouts (agents/rollout.py,
+from a determinised engine Game's ints) both call it, so it is written to be cheap: bitmasks, no dicts.
 """
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from pitch_env.cards import GAME_POINTS, JACK, cards_in, trump_table
+from pitch_env.engine import trick_keys
 from pitch_env.rules import Rules
 from pitch_env.scoring import point_card_values, scheme
 
@@ -50,14 +51,6 @@ def card_control(rules: Rules, trump: int) -> tuple[float, ...]:
     return tuple(control)
 
 
-def trick_key(table, led: int, card: int) -> int:
-    """Bigger wins: any trump beats every non-trump; among non-trumps only the suit led counts."""
-    s = table.strength[card]
-    if s:
-        return 100 + s
-    return card % 13 if table.suit[card] == led else -1
-
-
 def top_unseen_trump(table, unseen: int) -> int:
     """Strength of the highest trump in ``unseen`` (0 if none)."""
     for c in reversed(table.order):
@@ -77,7 +70,7 @@ class PlayTables:
         self.values = values = card_values(rules, trump)
         self.control = control = card_control(rules, trump)
         self.num_sides = rules.num_sides
-        self.keys = tuple(tuple(trick_key(table, led, c) for c in range(54)) for led in range(4))
+        self.keys = trick_keys(table)  # the engine's trick ranking
         # Losing a card costs its value and its control; among equals the lower rank goes first.
         self.dump = tuple(values[c] + control[c] + (c % 13) * 1e-6 for c in range(54))
         self.win_cost = tuple(control[c] - values[c] for c in range(54))

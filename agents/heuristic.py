@@ -1,4 +1,6 @@
-"""A rule-based Pitch player for every rule set, reading only its infoset and the (public) rules.
+"""The rule-based Pitch player for every rule set, reading only one seat's InfoState (its own cards
+and public facts, pitch_env/infostate.py). ``heuristic_action`` is the one heuristic: the agent,
+PIMC's rollouts (agents/rollout.py) and training's hint and opponents (train/hint.py) all call it.
 
 Strategy (docs/agents.md has the long form):
 - **Bid** (agents/bidding.py): for each suit, estimate the points the side would win with it as
@@ -23,45 +25,62 @@ Strategy (docs/agents.md has the long form):
 """
 from __future__ import annotations
 
-from .base import Agent, legal_actions
+from pitch_env.actions import ActionLayout
+from pitch_env.cards import mask_of
+from pitch_env.engine import BID, DECLARE, DISCARD, PLAY, STOCK, bid_value
+from pitch_env.infostate import InfoState
+
+from .base import Agent
 from .bidding import best_suit, choose_bid
 from .cardplay import choose_card, discard_choice, pitch_lead, play_tables, stock_choice
-from .view import View, bid_value, read, seats_after
+
+
+def heuristic_action(s: InfoState, layout: ActionLayout) -> int:
+    """The heuristic's action for ``s.seat``, the seat to move (``layout``: the rules' action layout)."""
+    legal = s.legal
+    if len(legal) == 1:
+        return legal[0]
+    rules, hand, phase = s.rules, s.hand, s.phase
+    if phase == PLAY:
+        if s.trump is None:  # the pitch sets trump
+            return layout.play_base + pitch_lead(rules, hand, best_suit(rules, hand)[0])
+        seen = s.played | mask_of(s.discards) if s.discards else s.played  # own discards are out of play too
+        return play_action(rules, layout, s.seat, hand, legal, s.trump, s.trick, seen, s.trick_order)
+    if phase == BID:
+        return choose_bid(rules, hand, s.seat, s.dealer, s.high_bid, s.high_bidder, s.scores,
+                          {bid_value(rules, a): a for a in legal})
+    if phase == DECLARE:
+        return layout.trump_base + best_suit(rules, hand)[0]
+    if phase == STOCK:
+        return stock_choice(layout, hand)
+    if phase == DISCARD:
+        return discard_choice(play_tables(rules, s.trump), layout.discard_base, list(legal))
+    raise ValueError(f"seat {s.seat} has no decision to make in phase {s.phase} (the game is over)")
+
+
+def play_action(rules, layout: ActionLayout, seat: int, hand: int, legal, trump: int, trick, seen: int,
+                trick_order) -> int:
+    """The heuristic's card once trump is known, from those facts of the mover's InfoState (``seen``:
+    cards played this hand and its own discards). The hot path of training's heuristic seats and
+    hints, which call it with the same facts read off the engine (agents/rollout.py)."""
+    if len(legal) == 1:
+        return legal[0]
+    base = layout.play_base
+    return base + choose_card(play_tables(rules, trump), seat, hand, [a - base for a in legal], trick, seen,
+                              trick_order[len(trick) + 1:])
 
 
 class HeuristicAgent(Agent):
     name = "heuristic"
 
+    def __init__(self, env, seed: int | None = None):
+        super().__init__(env, seed=seed)
+        self._env = env.unwrapped
+
+    def info_state(self, info) -> InfoState:
+        """The mover's InfoState: ``info["info_state"]`` when the caller gives it, else the env's."""
+        s = info.get("info_state") if info else None
+        return self._env.info_state() if s is None else s
+
     def act(self, observation, info) -> int:
-        legal = legal_actions(observation, info)
-        if len(legal) == 1:
-            return legal[0]
-        v = read(info, self.rules)
-        phase = v.phase
-        if phase == "bid":
-            return self.bid(v, legal)
-        if phase == "declare":
-            return self.declare(v)
-        if phase == "stock":
-            return stock_choice(self.layout, v.hand)
-        if phase == "discard":
-            return discard_choice(play_tables(self.rules, v.trump), self.layout.discard_base, legal)
-        return self.play(v, legal)
-
-    def bid(self, v: View, legal: list[int]) -> int:
-        bids = {bid_value(self.layout.names[a].removeprefix("bid ")): a for a in legal}
-        return choose_bid(self.rules, v.hand, v.seat, v.dealer, v.high_bid, v.high_bidder, v.scores, bids)
-
-    def declare(self, v: View) -> int:
-        return self.layout.trump_base + best_suit(self.rules, v.hand)[0]
-
-    def play(self, v: View, legal: list[int]) -> int:
-        base = self.layout.play_base
-        playable = [a - base for a in legal]
-        if v.trump is None:  # the pitch sets trump
-            suit, _ = best_suit(self.rules, v.hand)
-            return base + pitch_lead(self.rules, v.hand, suit)
-        card = choose_card(play_tables(self.rules, v.trump), v.seat, v.hand, playable, v.trick, v.played | v.own_out,
-                           seats_after(v, self.rules))
-        return base + card
-
+        return heuristic_action(self.info_state(info), self.layout)

@@ -1,6 +1,6 @@
 """Perfect-Information Monte Carlo (PIMC): at each trump declaration and card play, sample N worlds
-consistent with what the seat knows (agents/worlds.py: cards seen, counts, shown voids, and hands
-that explain the bids), take every legal action in each world, play the hand out with the fast
+consistent with the seat's InfoState (agents/worlds.py: cards seen, counts, shown voids, and hands
+that explain the bids; the engine builds each, ``Game.from_info_state``), take every legal action in each world, play the hand out with the fast
 rollout policy (agents/rollout.py) and score it for the seat's side: its score change minus the
 best other side's, ± two hands' worth of points when the game is won or lost.
 
@@ -11,17 +11,17 @@ after the first few; the heuristic's choice is kept unless another action beats 
 
 from __future__ import annotations
 
-from .base import legal_actions
-from .heuristic import HeuristicAgent
+from pitch_env.engine import BID, DECLARE, PLAY, Game
+
+from .heuristic import HeuristicAgent, heuristic_action
 from .rollout import playout
-from .view import read
-from .worlds import build_world, sample_world, void_masks
+from .worlds import sample_world, void_masks
 
 DEFAULT_WORLDS = 12  # the budget of the strength claims in docs/agents.md
 FIRST_WORLDS = 6  # worlds in which every legal action is tried before any is dropped
 DROP_Z = 2.0  # drop an action this many standard errors behind the leader
 SWITCH_Z = 1.0  # leave the heuristic's choice only for an action this many standard errors better
-SEARCHED = ("declare", "play")
+SEARCHED = (DECLARE, PLAY)
 
 
 class PIMCAgent(HeuristicAgent):
@@ -36,20 +36,12 @@ class PIMCAgent(HeuristicAgent):
         self.name = f"pimc:{worlds}:{bid_worlds}" if bid_worlds else f"pimc:{worlds}"
 
     def act(self, observation, info) -> int:
-        legal = legal_actions(observation, info)
-        if len(legal) == 1:
-            return legal[0]
-        v = read(info, self.rules)
-        if v.phase not in SEARCHED and not (v.phase == "bid" and self.bid_worlds):
-            return super().act(observation, info)
-        return self.search(v, legal, self.heuristic_choice(v, legal))
-
-    def heuristic_choice(self, v, legal: list[int]) -> int:
-        if v.phase == "bid":
-            return self.bid(v, legal)
-        if v.phase == "declare":
-            return self.declare(v)
-        return self.play(v, legal)
+        v = self.info_state(info)
+        legal = list(v.legal)
+        choice = heuristic_action(v, self.layout)
+        if len(legal) == 1 or v.phase not in SEARCHED and not (v.phase == BID and self.bid_worlds):
+            return choice
+        return self.search(v, legal, choice)
 
     def outcomes(self, v, legal: list[int], keep: int) -> list[list[float]]:
         """Rollout outcomes of each legal action, world by world, over up to ``self.worlds`` worlds
@@ -60,14 +52,13 @@ class PIMCAgent(HeuristicAgent):
         ``DROP_Z`` standard errors) is dropped, so later worlds go to the close contenders. The
         action ``keep`` (the heuristic's) is never dropped.
         """
-        rules = self.rules
-        voids = void_masks(v, rules)
-        side = rules.side_of(v.seat)
+        voids = void_masks(v)
+        side = self.rules.side_of(v.seat)
         results = [[] for _ in legal]
         active = list(range(len(legal)))
-        for w in range(self.bid_worlds if v.phase == "bid" else self.worlds):
-            hands, stock = sample_world(self.rng, v, rules, voids)
-            world = build_world(v, rules, hands, stock)
+        for w in range(self.bid_worlds if v.phase == BID else self.worlds):
+            hands, stock = sample_world(self.rng, v, voids)
+            world = Game.from_info_state(v, hands, stock)
             for i in active:
                 g = world.clone()
                 g.apply_legal(legal[i])

@@ -1,61 +1,30 @@
-"""The fast rollout policy of PIMC: the heuristic's rules for every phase, read straight from a
-determinised engine Game's ints (only the mover's own hand, own discards and public facts), and
-the playout. ``rollout_action`` chooses exactly what ``HeuristicAgent`` would (tests/test_agents.py),
-so training also uses it to play the heuristic's seats cheaply (train/opponents.py).
+"""The rollout policy of PIMC and its playout: the heuristic (agents/heuristic.py ``heuristic_action``)
+over the InfoState of the seat to move of an engine Game, which reads only that seat's own cards and
+public facts. Training uses ``rollout_action`` for its hint and heuristic opponents (train/hint.py).
+
+Card play, most of the calls, skips building the InfoState: it hands the heuristic's card play
+(``play_action``) the same few facts read off the engine, which costs half as much per step.
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
-
-from pitch_env.actions import ActionLayout
 from pitch_env.cards import mask_of
-from pitch_env.engine import BID, DECLARE, DISCARD, OVER, PLAY, STOCK, Game
-from pitch_env.scoring import SHOOT
+from pitch_env.engine import OVER, PLAY, Game
 
-from .bidding import best_suit, choose_bid
-from .cardplay import choose_card, discard_choice, pitch_lead, play_tables, stock_choice
-
-
-@lru_cache(maxsize=None)
-def bid_values(layout: ActionLayout) -> dict[int, int]:
-    """Action index → bid value (0 pass, SHOOT for the shoot bid)."""
-    out = {0: 0}
-    for value, action in layout.bid_index.items():
-        out[action] = value
-    if layout.shoot >= 0:
-        out[layout.shoot] = SHOOT
-    return out
+from .cardplay import choose_card, play_tables
+from .heuristic import heuristic_action, play_action
 
 
 def rollout_action(game: Game) -> int:
-    legal = game.legal_actions()
-    if len(legal) == 1:
-        return legal[0]
+    """The heuristic's action for the seat to move of ``game`` (what ``heuristic_action`` of its
+    InfoState gives; tests/test_infostate.py checks the card-play shortcut against it)."""
     seat = game.current_seat
-    hand = game.hands[seat]
-    layout = game.layout
-    phase = game.phase
-    rules = game.rules
-    if phase == PLAY:
-        base = layout.play_base
-        if game.table is None:
-            return base + pitch_lead(rules, hand, best_suit(rules, hand)[0])
-        trick = game.trick
-        seen = game.played | mask_of(game.discards[seat])  # the seat's own discards are known out, as in its infoset
-        return base + choose_card(play_tables(rules, game.trump), seat, hand, [a - base for a in legal], trick,
-                                  seen, game.trick_order[len(trick) + 1:])
-    if phase == BID:
-        values = bid_values(layout)
-        return choose_bid(rules, hand, seat, game.dealer, game.high_bid, game.high_bidder, game.scores,
-                          {values[a]: a for a in legal})
-    if phase == DECLARE:
-        return layout.trump_base + best_suit(rules, hand)[0]
-    if phase == STOCK:
-        return stock_choice(layout, hand)
-    if phase == DISCARD:
-        return discard_choice(play_tables(rules, game.trump), layout.discard_base, legal)
-    raise ValueError(f"no rollout action in phase {game.phase_name!r}")
+    if game.phase == PLAY and game.trump is not None:
+        discards = game.discards[seat]
+        return play_action(game.rules, game.layout, seat, game.hands[seat], game._cached_legal(), game.trump,
+                           game.trick, game.played | mask_of(discards) if discards else game.played,
+                           game.trick_order)
+    return heuristic_action(game.info_state(seat), game.layout)
 
 
 def playout(game: Game, side: int) -> float:
@@ -66,7 +35,10 @@ def playout(game: Game, side: int) -> float:
     before = list(game.scores)
     base = game.layout.play_base
     trump, pt = None, None
-    # Card play, the bulk of a playout, is inlined; other phases go through rollout_action.
+    # Card play, the bulk of a playout, calls the heuristic's card choice (agents/cardplay.py) on the
+    # engine's ints without building an InfoState per card; other phases go through rollout_action.
+    # (Unlike rollout_action it does not count the seat's own discards as seen: in a world built at a
+    # declare or bid decision of a stock game, PIMC's measured strength is with this playout.)
     while game.hand_number == hand and game.phase != OVER:
         if game.phase == PLAY and game.table is not None:
             legal = game.legal_actions()

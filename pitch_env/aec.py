@@ -193,6 +193,11 @@ class raw_env(AECEnv):
             raise ValueError(f"unknown agent {agent!r}: use one of {', '.join(self.possible_agents)}")
         return infoset(self.game, seat)
 
+    def info_state(self, agent: str | None = None):
+        """What ``agent`` (default: the agent to move) may know now, as ints (pitch_env/infostate.py)."""
+        seat = self.game.current_seat if agent is None else self.agent_name_mapping[agent]
+        return self.game.info_state(seat)
+
     # ---------------------------------------------------------------- AEC API
     def reset(self, seed: int | None = None, options: dict | None = None):
         if seed is not None:

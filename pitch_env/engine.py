@@ -1,17 +1,22 @@
 """The Pitch game state machine: deal, bid, declare, exchange, play, score, next hand.
 
 ``Game`` is plain data. ``legal_actions()`` and ``apply(action)`` are the only way it changes,
-``clone()`` copies it cheaply for search. Actions are indices of the rules' ActionLayout
-(names in GAME_RECORD.md). The engine imports nothing from the environment, agents or training.
+``clone()`` copies it cheaply for search. ``info_state(seat)`` is what one seat may know, and
+``Game.from_info_state`` builds a world consistent with it for search. Actions are indices of the
+rules' ActionLayout (names in GAME_RECORD.md). The engine imports nothing from the environment,
+agents or training.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import operator
 import random
+from functools import lru_cache
 
 from .actions import ActionLayout
 from .cards import CARD_NAMES, cards_in, mask_of, parse_cards, trump_table
+from .infostate import InfoState
 from .rules import EXCHANGE_HAND_SIZE, Rules, rules as make_rules, validate
 from .scoring import SHOOT, game_winner, score_hand
 from .summary import HandSummary
@@ -31,6 +36,46 @@ class IllegalActionError(ValueError):
 
 def bid_name(bid: int) -> str:
     return "pass" if bid == PASS else ("shoot" if bid == SHOOT else str(bid))
+
+
+def bid_value(rules: Rules, action: int) -> int:
+    """The bid a bid action stands for: PASS (0) for ``pass``, N for ``bid N``, SHOOT for ``bid shoot``
+    (the layout's bid actions: pass, then each numeric bid from ``min_bid`` up, then shoot)."""
+    if action == 0:
+        return PASS
+    bid = rules.min_bid + action - 1
+    return bid if bid <= rules.max_bid else SHOOT
+
+
+@lru_cache(maxsize=None)
+def trick_keys(table) -> tuple[tuple[int, ...], ...]:
+    """``trick_keys(table)[led suit][card]``: the bigger key wins the trick. Any trump beats every
+    non-trump; among non-trumps only the suit led can win (-1: cannot)."""
+    strength, suit = table.strength, table.suit
+    return tuple(
+        tuple(100 + strength[c] if strength[c] else (c % 13 if suit[c] == led else -1) for c in range(54))
+        for led in range(4)
+    )
+
+
+def world_rules(rules: Rules, hand_number: int) -> Rules:
+    """The rules of a sampled world: the same, except that the game stops after ``hand_number``, so
+    a playout never deals (and shuffles) a next hand it will not look at."""
+    key = (rules, hand_number)
+    r = _world_rules.get(key)
+    if r is None:
+        r = _world_rules[key] = dataclasses.replace(rules, max_hands=hand_number)
+    return r
+
+
+_world_rules: dict = {}
+_layouts: dict = {}
+_new_info_state = tuple.__new__
+_count = int.bit_count
+
+
+def _played_from(held: int, holds: int) -> int:
+    return held & ~holds
 
 
 def _popcount(m: int) -> int:
@@ -61,20 +106,65 @@ class Game:
             rules = make_rules(rules, **options)
         else:  # a Rules built by hand has not been checked yet
             validate(rules)
+        self._setup(rules, ActionLayout(rules), random.SystemRandom().randrange(2**63) if seed is None else int(seed),
+                    [_normalise_deal(d, rules) for d in deals] if deals else [])
+        fd = rules.first_dealer
+        self.dealer = random.Random(f"pitch:{self.seed}:dealer").randrange(rules.num_players) if fd == "random" else fd
+        self.dealer = (self.dealer - 1) % rules.num_players  # _start_hand passes the deal left
+        self._start_hand()
+
+    def _setup(self, rules: Rules, layout: ActionLayout, seed: int, deals: list) -> None:
+        """The game-long fields, before the first hand is dealt."""
         self.rules = rules
-        self.layout = ActionLayout(rules)
-        self.seed = random.SystemRandom().randrange(2**63) if seed is None else int(seed)
-        self.deals = [_normalise_deal(d, rules) for d in deals] if deals else []
+        self.layout = layout
+        self.seed = seed
+        self.deals = deals
         self.scores = [0] * rules.num_sides
         self.winner = None
         self.truncated = False
         self.finished = []  # a HandSummary per finished hand (never changed; record.py formats them)
         self.last_result = None
         self.hand_number = 0
-        fd = rules.first_dealer
-        self.dealer = random.Random(f"pitch:{self.seed}:dealer").randrange(rules.num_players) if fd == "random" else fd
-        self.dealer = (self.dealer - 1) % rules.num_players  # _start_hand passes the deal left
-        self._start_hand()
+
+    @classmethod
+    def from_info_state(cls, info: InfoState, hidden_hands, stock=()) -> "Game":
+        """A world for search: the game at ``info``'s decision point (a bid, declare or play decision of
+        ``info.seat``) in which each seat holds ``hidden_hands[seat]`` (card masks; the seat's own must
+        be ``info.hand``, the others' sizes ``info.cards_left``) and, before a stock exchange, the stock
+        is ``stock`` (top first). Everything else comes from ``info``'s public facts, set up as a
+        dealt hand is; the world ends after this hand (``world_rules``)."""
+        phase, rules, seat = info.phase, info.rules, info.seat
+        if phase not in (BID, DECLARE, PLAY) or seat != info.current_seat:
+            raise ValueError(f"worlds are built at a bid, declare or play decision of the seat to move, not in "
+                             f"the {PHASES[phase]} phase for seat {seat} (seat {info.current_seat} moves)")
+        hands = list(hidden_hands)
+        if (len(hands) != rules.num_players or hands[seat] != info.hand
+                or list(map(int.bit_count, hands)) != list(info.cards_left)):
+            raise ValueError(f"hidden_hands must give each of the {rules.num_players} seats as many cards as "
+                             f"info.cards_left says ({list(info.cards_left)}), seat {seat} its own hand")
+        layout = _layouts.get(rules)
+        if layout is None:
+            layout = _layouts[rules] = ActionLayout(rules)
+        g = cls.__new__(cls)
+        g._setup(world_rules(rules, info.hand_number), layout, 0, [])
+        g.scores = list(info.scores)
+        g.hand_number, g.dealer = info.hand_number, info.dealer
+        playing = phase == PLAY
+        # Once play has begun, what each seat held when it began stands in for its deal.
+        dealt = [h | p for h, p in zip(hands, info.played_by)] if playing else hands
+        g._set_hand(tuple(tuple(cards_in(m)) for m in dealt), tuple(stock))
+        g.hands = hands
+        g.bids = list(info.bids)
+        g.high_bid, g.high_bidder, g.pitcher, g.contract = info.high_bid, info.high_bidder, info.pitcher, info.contract
+        if info.trump is not None:
+            g._set_trump(info.trump)
+        g.stock_to = info.stock_to
+        g.phase, g.current_seat = phase, seat
+        if playing:
+            g.in_play = tuple(dealt)
+            g.played, g.captured, g.tricks = info.played, list(info.captured), list(info.tricks)
+            g.trick, g.trick_order, g.leader = list(info.trick), list(info.trick_order), info.leader
+        return g
 
     # ------------------------------------------------------------------ public API
     @property
@@ -156,6 +246,24 @@ class Game:
     def hand_cards(self, seat: int) -> list[int]:
         return cards_in(self.hands[seat])
 
+    def info_state(self, seat: int) -> InfoState:
+        """What ``seat`` may know now (pitch_env/infostate.py): public facts and its own cards only."""
+        hands = self.hands
+        in_play = self.in_play
+        draws = self.draws
+        # tuple.__new__ skips NamedTuple's Python-level __new__: this runs at every step of training
+        return _new_info_state(InfoState, (
+            self.rules, seat, self.phase, self.hand_number, self.dealer, self.current_seat, hands[seat],
+            tuple(self.bids), self.high_bid, self.high_bidder, self.pitcher, self.contract, self.trump,
+            self.leader, tuple(self.trick), tuple(self.trick_order), tuple(self.tricks), self.played,
+            # what a seat held when play began, less what it holds now: the cards it played (public)
+            (0,) * len(hands) if in_play is None else tuple(map(_played_from, in_play, hands)),
+            tuple(self.captured), tuple(self.scores), tuple(map(_count, hands)),
+            tuple(self.discards[seat]), tuple(draws[seat]), self.stock_to, tuple(map(len, draws)),
+            len(self.stock) - self.stock_pos,
+            tuple(self._cached_legal()) if seat == self.current_seat else (),
+        ))
+
     # ------------------------------------------------------------------ dealing
     def _start_hand(self) -> None:
         r = self.rules
@@ -166,6 +274,12 @@ class Game:
             dealt, stock = self.deals[self.hand_number - 1]
         else:
             dealt, stock = _shuffle_and_deal(r, self.dealer, random.Random(f"pitch:{self.seed}:{self.hand_number}"))
+        self._set_hand(dealt, stock)
+
+    def _set_hand(self, dealt, stock) -> None:
+        """A new hand with these cards (tuples of card ints per seat; the stock, top first): the
+        auction opens left of the dealer."""
+        n = self.rules.num_players
         self.dealt = dealt
         self.stock = stock
         self.stock_pos = 0
@@ -235,7 +349,7 @@ class Game:
     def _bid(self, action: int) -> None:
         r = self.rules
         seat = self.current_seat
-        bid = PASS if action == 0 else (SHOOT if action == self.layout.shoot else r.min_bid + action - 1)
+        bid = bid_value(r, action)
         self.bids.append((seat, bid))
         if bid != PASS:  # legal bids always top the high bid, or steal it as the dealer
             self.high_bid, self.high_bidder = bid, seat
@@ -376,12 +490,10 @@ class Game:
 
     def _trick_winner(self) -> int:
         table = self.table
-        strength, suit = table.strength, table.suit
-        led = suit[self.trick[0][1]]
+        keys = trick_keys(table)[table.suit[self.trick[0][1]]]
         best_seat, best_key = None, -1
         for seat, card in self.trick:
-            # Any trump beats every non-trump; among non-trumps only the suit led can win.
-            key = 100 + strength[card] if strength[card] else (card % 13 if suit[card] == led else -1)
+            key = keys[card]
             if key > best_key:
                 best_seat, best_key = seat, key
         return best_seat

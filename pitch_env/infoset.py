@@ -1,13 +1,14 @@
 """What one seat may know, as a readable structured view (the env's ``info["infoset"]``).
 
-Built only from public facts and the seat's own cards, so agents that read it never see
-hidden state. Seats here are absolute (0 … n-1); the observation vector uses relative ones.
+A formatting of ``Game.info_state(seat)`` (pitch_env/infostate.py): public facts and the seat's own
+cards only, in card and action names. Seats are absolute (0 … n-1); the observation uses relative ones.
 """
 
 from __future__ import annotations
 
-from .cards import CARD_NAMES, SUITS, cards_in
-from .engine import PHASES, Game, bid_name
+from .cards import CARD_NAMES, SUITS, cards_in, trump_table
+from .engine import OVER, PHASES, Game, bid_name
+from .infostate import InfoState
 from .scoring import game_points, points_captured
 
 
@@ -16,41 +17,46 @@ def _names(cards) -> list[str]:
 
 
 def infoset(game: Game, seat: int) -> dict:
-    r = game.rules
-    over = game.is_over
+    return readable(game.info_state(seat), game.layout.names)
+
+
+def readable(s: InfoState, action_names) -> dict:
+    """``s`` in names; ``action_names`` are the layout's (``ActionLayout.names``)."""
+    r = s.rules
+    table = None if s.trump is None else trump_table(s.trump, r.deck, r.off_jack)
     info = {
         "variant": r.variant,
-        "seat": seat,
-        "side": r.side_of(seat),
+        "seat": s.seat,
+        "side": r.side_of(s.seat),
         "num_players": r.num_players,
-        "sides": [list(s) for s in r.sides],
-        "phase": PHASES[game.phase],
-        "hand_number": game.hand_number,
-        "dealer": game.dealer,
-        "current_seat": game.current_seat,
-        "hand": _names(cards_in(game.hands[seat])),
-        "bids": [{"seat": s, "bid": bid_name(b)} for s, b in game.bids],
-        "high_bid": None if game.high_bidder is None else bid_name(game.high_bid),
-        "high_bidder": game.high_bidder,
-        "pitcher": game.pitcher,
-        "contract": None if game.contract is None else bid_name(game.contract),
-        "trump": None if game.trump is None else SUITS[game.trump],
-        "leader": game.leader,
-        "trick": [[s, CARD_NAMES[c]] for s, c in game.trick],
-        "tricks": [{"leader": l, "plays": [[s, CARD_NAMES[c]] for s, c in p], "winner": w}
-                   for l, p, w in game.tricks],
-        "points_won": points_captured(r, game.table, game.captured),
-        "game_points": game_points(r, game.captured),
-        "scores": list(game.scores),
-        "cards_left": [h.bit_count() for h in game.hands],
-        "legal_actions": [] if over else game.legal_action_names(),
+        "sides": [list(side) for side in r.sides],
+        "phase": PHASES[s.phase],
+        "hand_number": s.hand_number,
+        "dealer": s.dealer,
+        "current_seat": s.current_seat,
+        "hand": _names(cards_in(s.hand)),
+        "bids": [{"seat": seat, "bid": bid_name(b)} for seat, b in s.bids],
+        "high_bid": None if s.high_bidder is None else bid_name(s.high_bid),
+        "high_bidder": s.high_bidder,
+        "pitcher": s.pitcher,
+        "contract": None if s.contract is None else bid_name(s.contract),
+        "trump": None if s.trump is None else SUITS[s.trump],
+        "leader": s.leader,
+        "trick": [[seat, CARD_NAMES[c]] for seat, c in s.trick],
+        "tricks": [{"leader": l, "plays": [[seat, CARD_NAMES[c]] for seat, c in p], "winner": w}
+                   for l, p, w in s.tricks],
+        "points_won": points_captured(r, table, s.captured),
+        "game_points": game_points(r, s.captured),
+        "scores": list(s.scores),
+        "cards_left": list(s.cards_left),
+        "legal_actions": [] if s.phase == OVER else [action_names[a] for a in s.legal],
     }
     if r.uses_stock:
         info["exchange"] = {
-            "discards": _names(game.discards[seat]),
-            "draws": _names(game.draws[seat]),
-            "stock_to": game.stock_to,
-            "draw_counts": [len(d) for d in game.draws],
-            "stock_left": len(game.stock) - game.stock_pos,
+            "discards": _names(s.discards),
+            "draws": _names(s.draws),
+            "stock_to": s.stock_to,
+            "draw_counts": list(s.draw_counts),
+            "stock_left": s.stock_left,
         }
     return info

@@ -1,11 +1,10 @@
 """An optional observation feature: the heuristic's choice at this decision, one-hot over the actions.
 
 With ``hint: heuristic`` the network reads, beside the (suit-canonical) Observer vector, which
-action ``HeuristicAgent`` would take here. The heuristic reads only the mover's own infoset, so the
+action ``HeuristicAgent`` would take here. The heuristic reads only the mover's own InfoState, so the
 feature reveals nothing hidden; it lets the policy copy the heuristic exactly from the first update
-and spend its capacity on where to play differently (docs/training.md). In training it comes
-from ``agents.rollout.rollout_action`` on the engine game (the same choice, tests/test_agents.py);
-a loaded checkpoint computes it with ``HeuristicAgent`` from the infoset. Where it goes in the
+and spend its capacity on where to play differently (docs/training.md). Training and a loaded
+checkpoint compute it with the same function (agents/heuristic.py ``heuristic_action``). Where it goes in the
 network's input is pitch_env/policy_input.py's job.
 """
 
@@ -15,6 +14,6 @@ from agents.rollout import rollout_action
 
 
 def engine_hint(game) -> int:
-    """The heuristic's action for the seat to move of an engine Game (reads only that seat's view)."""
+    """The heuristic's action for the seat to move of an engine Game (reads only that seat's InfoState)."""
     return rollout_action(game)
 

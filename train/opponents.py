@@ -4,7 +4,7 @@ Entries are ``"self"`` (a frozen snapshot of the learner, numpy forward pass), a
 ``agents.make`` (``"random"``, ``"heuristic"``, ``"checkpoint:PATH"`` …); ``"heuristic"`` plays
 through ``EngineHeuristic``, the same choices read from the engine without an infoset. Every opponent is called
 as ``act(game, seat, obs) -> action`` with ``obs`` the seat's Observer vector; agent specs get the
-same observation and infoset the AEC env gives.
+same observation as the AEC env and the seat's ``info_state``.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from __future__ import annotations
 import numpy as np
 
 from pitch_env.actions import ActionLayout
-from pitch_env.infoset import infoset
 from pitch_env.observer import Observer
 
 from .hint import engine_hint
@@ -61,7 +60,7 @@ class AgentOpponent:
         mask = np.zeros(self.action_size, np.int8)
         mask[legal] = 1
         obs = {"observation": obs, "action_mask": mask}
-        return int(self.agent.act(obs, {"infoset": infoset(game, seat), "legal_actions": list(legal)}))
+        return int(self.agent.act(obs, {"info_state": game.info_state(seat), "legal_actions": list(legal)}))
 
 
 def make_agent(spec: str, rules):
