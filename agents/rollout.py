@@ -9,7 +9,8 @@ Card play, most of the calls, skips building the InfoState: it hands the heurist
 from __future__ import annotations
 
 from pitch_env.cards import mask_of
-from pitch_env.engine import OVER, PLAY, Game
+from pitch_env.engine import PLAY, Game
+from pitch_env.loop import play
 
 from .cardplay import choose_card, play_tables
 from .heuristic import heuristic_action, play_action
@@ -31,28 +32,28 @@ def playout(game: Game, side: int) -> float:
     """Play ``game`` to the end of its hand with the rollout policy; the outcome for ``side``: its
     score change minus the best other side's, ± two hands' worth of points for a won or lost game."""
     rules = game.rules
-    hand = game.hand_number
     before = list(game.scores)
     base = game.layout.play_base
-    trump, pt = None, None
+    tables = {}  # trump -> play tables, looked up once per playout
+
     # Card play, the bulk of a playout, calls the heuristic's card choice (agents/cardplay.py) on the
     # engine's ints without building an InfoState per card; other phases go through rollout_action.
     # (Unlike rollout_action it does not count the seat's own discards as seen: in a world built at a
     # declare or bid decision of a stock game, PIMC's measured strength is with this playout.)
-    while game.hand_number == hand and game.phase != OVER:
-        if game.phase == PLAY and game.table is not None:
-            legal = game.legal_actions()
-            if len(legal) == 1:
-                action = legal[0]
-            else:
-                if game.trump != trump:
-                    trump, pt = game.trump, play_tables(rules, game.trump)
-                seat, trick = game.current_seat, game.trick
-                action = base + choose_card(pt, seat, game.hands[seat], [a - base for a in legal], trick,
-                                            game.played, game.trick_order[len(trick) + 1:])
-        else:
-            action = rollout_action(game)
-        game.apply_legal(action)  # the policy only picks from legal_actions()
+    def act(game: Game, seat: int) -> int:
+        if game.phase != PLAY or game.table is None:
+            return rollout_action(game)
+        legal = game.legal_actions()
+        if len(legal) == 1:
+            return legal[0]
+        pt = tables.get(game.trump)
+        if pt is None:
+            pt = tables[game.trump] = play_tables(rules, game.trump)
+        trick = game.trick
+        return base + choose_card(pt, seat, game.hands[seat], [a - base for a in legal], trick,
+                                  game.played, game.trick_order[len(trick) + 1:])
+
+    play(game, act, one_hand=True, trusted=True)  # the policy only picks from legal_actions()
     k = rules.num_sides
     best_other = max(game.scores[s] - before[s] for s in range(k) if s != side)
     value = game.scores[side] - before[side] - best_other

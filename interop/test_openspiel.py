@@ -9,6 +9,7 @@ import pytest
 
 import pitch_env
 import pitch_env.openspiel  # noqa: F401  (registers the games)
+from pitch_env import game_record
 from pitch_env.observer import Observer
 
 
@@ -81,6 +82,6 @@ def test_a_whole_game_reaches_the_same_record_as_the_engine_with_that_deal():
     for player, action in state.history_actions:
         if player >= 0:
             engine.apply(action)
-    assert engine.game_record()["hands"] == state.game.game_record()["hands"]
+    assert game_record(engine)["hands"] == game_record(state.game)["hands"]
     expected = [0.0] * 4 if engine.winner is None else [1.0 if s == engine.winner else -1 / 3 for s in range(4)]
     assert state.returns() == pytest.approx(expected)

@@ -182,7 +182,7 @@ def test_a_world_from_the_info_state_and_the_true_cards_is_the_real_game_to_ever
                 world.apply(action)
                 if real.hand_number != hand:  # the world ends with the hand; the real game deals on
                     assert world.is_over and world.scores == real.scores
-                    assert world.finished[-1]["awards"] == real.finished[-1]["awards"]
+                    assert world.finished[-1].result.awards == real.finished[-1].result.awards
                     break
             checked += 1
     assert checked > 20
@@ -214,7 +214,7 @@ def test_an_agent_without_an_info_state_in_its_info_asks_its_env():
             env.step(None)
             continue
         assert raw.info_state() == raw.info_state(name) == raw.game.info_state(raw.agent_name_mapping[name])
-        action = heuristic.act(obs, {"legal_actions": info["legal_actions"]})
+        action = heuristic.act(obs, info)
         assert action == heuristic.act(obs, {"info_state": raw.info_state(name)})
         compared += 1
         env.step(action)

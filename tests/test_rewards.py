@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import pitch_env
-from pitch_env import Game, rules
+from pitch_env import Game, game_record, rules
 from pitch_env.loop import play
 from pitch_env.rewards import (game_rewards, hand_rewards, hand_scale, relative_reward, relative_rewards,
                                win_bonus)
@@ -56,9 +56,9 @@ def _totals(env, seed):
     rng = random.Random(seed)
     env.reset(seed=seed)
     for agent in env.agent_iter():
-        _, reward, term, trunc, info = env.last()
+        obs, reward, term, trunc, _ = env.last()
         totals[agent] += reward
-        env.step(None if term or trunc else rng.choice(info["legal_actions"]))
+        env.step(None if term or trunc else rng.choice(np.flatnonzero(obs["action_mask"]).tolist()))
     return totals
 
 
@@ -116,7 +116,7 @@ def test_selfplay_env_rewards_are_the_rewards_modules(variant, reward):
         g, seen = env.game, len(env.game.finished)
         _, reward_got, term, trunc, _ = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
         expected = 0.0
-        for h in g.game_record()["hands"][seen:]:
+        for h in game_record(g)["hands"][seen:]:
             if reward == "hand" and h["pitcher"] is not None:
                 expected += relative_reward(h["score_change"], env.side, hand_scale(env.rules))
                 hands_rewarded += 1
@@ -145,7 +145,7 @@ def test_loop_plays_a_game_to_the_end_reporting_every_move_and_hand():
         by_hand.apply(expected[-1][1])
     assert g.is_over and moves == expected
     assert len(hands) == len(g.finished) == 3
-    played = [h for h in g.game_record()["hands"] if h["pitcher"] is not None]
+    played = [h for h in game_record(g)["hands"] if h["pitcher"] is not None]
     assert [r.score_change for r in hands if r is not None] == [tuple(h["score_change"]) for h in played]
 
 

@@ -8,7 +8,7 @@ import dataclasses
 
 import pytest
 
-from pitch_env import Game, rules
+from pitch_env import Game, game_record, rules
 from pitch_env.cards import trump_table
 from pitch_env.scoring import SCHEMES, scheme
 
@@ -37,7 +37,7 @@ def test_bad_player_counts_are_refused_in_one_line(counts):
 
 def test_player_counts_are_not_part_of_records_or_policy_cards():
     assert "player_counts" not in rules("auction").as_dict()
-    assert "player_counts" not in Game("auction", seed=0).game_record()["rules"]
+    assert "player_counts" not in game_record(Game("auction", seed=0))["rules"]
     assert rules(rules("auction", num_players=6, player_counts=(6,))).player_counts == (6,)  # kept by a copy
 
 
