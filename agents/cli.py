@@ -82,7 +82,7 @@ def _rules_args(p) -> None:
                       help="partners sit opposite (4 or 6 players)")
     team.add_argument("--solo", dest="partnerships", action="store_false", help="every seat for itself")
     p.add_argument("--rule", action="append", default=[], metavar="OPTION=VALUE",
-                   help="change any rules option of RULES.md, e.g. --rule target_score=21 (repeatable)")
+                   help="change any rules option of docs/rules.md, e.g. --rule target_score=21 (repeatable)")
 
 
 def _rules_options(args) -> dict:

@@ -1,6 +1,6 @@
 """An independent referee for Pitch: invariants of a game state, and a full check of a game record.
 
-Written from RULES.md with card names, not from the engine's tables, so that it can catch the
+Written from docs/rules.md with card names, not from the engine's tables, so that it can catch the
 engine out. Used on every step by ``bench/soak.py`` and by ``tests/test_engine_properties.py``;
 every check raises AssertionError saying what broke.
 """
@@ -14,13 +14,13 @@ from pitch_env.cards import CARD_NAMES, parse_card
 RANKS = "23456789TJQKA"
 SAME_COLOUR = {"C": "S", "S": "C", "D": "H", "H": "D"}
 GAME_VALUE = {"A": 4, "K": 3, "Q": 2, "J": 1, "T": 10}
-EXCHANGE_HAND = 6  # RULES.md §5.6: hands are refilled to, and discarded down to, 6 cards
+EXCHANGE_HAND = 6  # docs/rules.md §5.6: hands are refilled to, and discarded down to, 6 cards
 
 
 # ------------------------------------------------------------------ the trump suit, from names
 @lru_cache(maxsize=None)
 def trump_order(trump: str, deck: int, off_jack: bool) -> tuple[str, ...]:
-    """Trumps, highest first (RULES.md §1 and §5.2)."""
+    """Trumps, highest first (docs/rules.md §1 and §5.2)."""
     names = [r + trump for r in "AKQJ"]
     if off_jack:
         names.append("J" + SAME_COLOUR[trump])
@@ -48,7 +48,7 @@ def suit_for_following(card: str, trump: str, deck: int, off_jack: bool) -> str:
 
 
 def allowed_plays(hand: list[str], trick_cards: list[str], trump: str | None, rules: dict) -> set[str]:
-    """The cards a seat may play (RULES.md §3.4, §4.4, §5.7), from names only."""
+    """The cards a seat may play (docs/rules.md §3.4, §4.4, §5.7), from names only."""
     follow = rules["follow"]
     if follow == "any" or (not trick_cards and follow != "trumps_only"):
         return set(hand)
@@ -126,7 +126,7 @@ def check_hand_sizes(game) -> None:
 
 
 def allowed_bids(bids: list[tuple[int, str]], seat: int, dealer: int, rules) -> set[str]:
-    """The bids a seat may make (RULES.md §3.2, §4.2, §5.4), as action names."""
+    """The bids a seat may make (docs/rules.md §3.2, §4.2, §5.4), as action names."""
     high = max((_bid_value(b) for _, b in bids), default=0)
     is_dealer = seat == dealer
     stuck = is_dealer and rules.all_pass == "stick_dealer" and high == 0
@@ -172,7 +172,7 @@ def check_legal_plays(game) -> None:
 # ------------------------------------------------------------------ a whole game record
 def check_record(record: dict) -> None:
     """Referee a complete record hand by hand: deal, auction, exchange, every play, every point,
-    every score, and the end of the game (RULES.md §1-§5)."""
+    every score, and the end of the game (docs/rules.md §1-§5)."""
     rules = record["rules"]
     n = rules["num_players"]
     sides = record["sides"]
@@ -389,7 +389,7 @@ def _check_score(h, rules, side_of, k, scores, order, in_play, captured_by, pitc
 
 
 def _winner_after(rules, side_of, k, scores, pitcher, moon) -> int | None:
-    """RULES.md §3.7, §4.7, §5.9-10; a failed moon with several other sides goes to the best of
+    """docs/rules.md §3.7, §4.7, §5.9-10; a failed moon with several other sides goes to the best of
     them, a tie to the one seated first to the left (the engine's documented choice)."""
     side = side_of[pitcher]
     if moon == "win":

@@ -1,4 +1,4 @@
-"""The action layout of a rule set: one index per action name of GAME_RECORD.md.
+"""The action layout of a rule set: one index per action name of docs/record.md.
 
 Order: ``pass``, ``bid N`` for each numeric bid, ``bid shoot``, ``trump S``, ``stock keep``,
 ``stock give``, ``discard XX`` for each card, ``play XX`` for each card, where each group is

@@ -3,7 +3,7 @@ and card played is one agent step with an action mask.
 
 Agents: ``player_0 … player_{n-1}``, one per seat, clockwise; seat 0 deals the first hand.
 
-Actions: one ``Discrete`` space per rule set covering every action name of GAME_RECORD.md
+Actions: one ``Discrete`` space per rule set covering every action name of docs/record.md
 (``pass``, ``bid N``, ``bid shoot``, ``trump S``, ``stock keep``/``give``, ``discard XX``,
 ``play XX``); ``env.unwrapped.action_name(i)`` / ``action_index(name)`` translate.
 

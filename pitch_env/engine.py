@@ -3,7 +3,7 @@
 ``Game`` is plain data. ``legal_actions()`` and ``apply(action)`` are the only way it changes,
 ``clone()`` copies it cheaply for search. ``info_state(seat)`` is what one seat may know, and
 ``Game.from_info_state`` builds a world consistent with it for search. Actions are indices of the
-rules' ActionLayout (names in GAME_RECORD.md). The engine imports nothing from the environment,
+rules' ActionLayout (names in docs/record.md). The engine imports nothing from the environment,
 agents or training.
 """
 
@@ -384,7 +384,7 @@ class Game:
         self.table = trump_table(suit, self.rules.deck, self.rules.off_jack)
 
     def _exchange(self) -> None:
-        """Seed 002: discard non-trumps, refill to 6 from the stock from the dealer's left."""
+        """docs/rules.md §5.6: discard non-trumps, refill to 6 from the stock from the dealer's left."""
         n = self.rules.num_players
         trumps = self.table.trump_mask
         for seat in range(n):

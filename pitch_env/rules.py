@@ -1,4 +1,4 @@
-"""The rules object: every option of RULES.md §2 in one typed, immutable value.
+"""The rules object: every option of docs/rules.md §2 in one typed, immutable value.
 
 Build one from a preset plus overrides, ``rules("auction", num_players=5)``. Code branches on
 these fields, never on the preset's name; ``validate`` refuses impossible mixes with a
@@ -19,7 +19,7 @@ EXCHANGE_HAND_SIZE = 6
 
 @dataclass(frozen=True, slots=True)
 class Rules:
-    """One rule set. Each field is one option of RULES.md §2 (plus two stated below)."""
+    """One rule set. Each field is one option of docs/rules.md §2 (plus two stated below)."""
 
     variant: str  # the preset these rules started from (informational only)
     num_players: int  # seats at the table, numbered clockwise
@@ -108,7 +108,7 @@ PRESETS: dict[str, dict[str, Any]] = {
 }
 # Player counts each preset allows, by preset name (a copy of the presets' player_counts).
 PRESET_PLAYERS = {name: preset["player_counts"] for name, preset in PRESETS.items()}
-# No game here is played by fewer or more (RULES.md §2, num_players row).
+# No game here is played by fewer or more (docs/rules.md §2, num_players row).
 MIN_PLAYERS, MAX_PLAYERS = 2, 7
 
 _CHOICES = {

@@ -1,4 +1,4 @@
-"""Scoring one hand: the points awarded (RULES.md §3.5, §5.8) and what they do to the scores (§3.6, §5.9).
+"""Scoring one hand: the points awarded (docs/rules.md §3.5, §5.8) and what they do to the scores (§3.6, §5.9).
 
 Pure functions over the facts of a finished hand; the engine calls them once per hand. What each
 scoring scheme awards is one row of ``SCHEMES``, read by the rules, the engine and the agents.
@@ -187,7 +187,7 @@ def score_hand(rules: Rules, table: TrumpTable, in_play, captured, pitcher: int,
 
 
 def game_winner(rules: Rules, scores, pitcher: int, moon: str | None) -> int | None:
-    """The side that has won after a hand (RULES.md §3.7, §4.7, §5.9-10), or None to play on."""
+    """The side that has won after a hand (docs/rules.md §3.7, §4.7, §5.9-10), or None to play on."""
     side = rules.side_of(pitcher)
     if moon == "win":
         return side

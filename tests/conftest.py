@@ -1,7 +1,7 @@
 """Shared helpers for the rules tests: games dealt from hands written in card notation.
 
 A test writes each seat's cards (``"AS KH 2C …"``), the bids and the tricks card by card,
-so a card player can check it against RULES.md without reading the engine.
+so a card player can check it against docs/rules.md without reading the engine.
 """
 
 from __future__ import annotations

@@ -97,7 +97,7 @@ def test_every_legal_play_follows_the_rule_worked_out_from_the_seats_own_view(se
 @given(setups())
 def test_the_record_passes_the_referee_points_within_bounds_scores_by_the_rules(setup):
     record = game_record(random_play(*setup))
-    check_record(record)  # every play legal, every point and score change by RULES.md
+    check_record(record)  # every play legal, every point and score change by docs/rules.md
     top = SCHEMES[record["rules"]["scoring"]].max_hand_points
     for h in record["hands"]:
         assert 0 <= sum(h["points_won"]) <= top

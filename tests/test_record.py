@@ -1,4 +1,4 @@
-"""The JSON game record of GAME_RECORD.md: its keys, its values while a game runs and once it
+"""The JSON game record of docs/record.md: its keys, its values while a game runs and once it
 ends, saving and loading, and replaying a record into the same game.
 """
 

@@ -1,4 +1,4 @@
-"""RULES.md §4 (``auction``: Auction Pitch), one test per rule.
+"""docs/rules.md §4 (``auction``: Auction Pitch), one test per rule.
 
 Hands are written seat by seat (seat 0 first); seat 0 deals the first hand, so the auction
 opens at seat 1. Every seat plays for itself unless a test says otherwise.

@@ -1,4 +1,4 @@
-"""RULES.md §1 (common ground) and §3 (``setback``: Pitch / Setback), one test per rule.
+"""docs/rules.md §1 (common ground) and §3 (``setback``: Pitch / Setback), one test per rule.
 
 Hands are written seat by seat (seat 0 first); seat 0 deals the first hand, so the auction
 opens at seat 1. With 4 players the sides are {0, 2} and {1, 3}.

@@ -1,4 +1,4 @@
-"""RULES.md §5 (``ten_point``: 10 Point Pitch), one test per rule.
+"""docs/rules.md §5 (``ten_point``: 10 Point Pitch), one test per rule.
 
 Hands are written seat by seat (seat 0 first) with the stock top first; seat 0 deals the
 first hand, so the auction opens at seat 1 and the stock is drawn from seat 1 on.
