@@ -1,7 +1,10 @@
 """The one agent interface: ``act(observation, info) -> action index``, plus ``reset`` at game start.
 
 ``observation`` and ``info`` are exactly what ``env.last()`` returns; an agent reads the rules
-(public) from the env it was built for and never the engine's hidden state.
+(public) from the env it was built for and never the engine's hidden state. What the seat to move
+knows comes from ``info`` when the caller put it there (``"info_state"``, ``"infoset"``), else from
+the env it was built for (``env.unwrapped.info_state()`` / ``infoset()``), since the env's infos are
+plain and empty by default.
 """
 
 from __future__ import annotations
@@ -9,6 +12,7 @@ from __future__ import annotations
 import random
 
 from pitch_env.actions import ActionLayout
+from pitch_env.infostate import InfoState
 
 
 class Agent:
@@ -18,6 +22,7 @@ class Agent:
 
     def __init__(self, env, seed: int | None = None):
         raw = env.unwrapped
+        self._env = raw
         self.rules = raw.rules  # public: every seat knows the rules
         self.layout = ActionLayout(self.rules)  # the env's action indices and names
         self.rng = random.Random(seed)
@@ -29,6 +34,16 @@ class Agent:
 
     def act(self, observation, info) -> int:
         raise NotImplementedError
+
+    def info_state(self, info) -> InfoState:
+        """The mover's InfoState (pitch_env/infostate.py): ``info["info_state"]`` if given, else the env's."""
+        s = info.get("info_state") if info else None
+        return self._env.info_state() if s is None else s
+
+    def infoset(self, info) -> dict:
+        """The mover's readable infoset (pitch_env/infoset.py): ``info["infoset"]`` if given, else the env's."""
+        s = info.get("infoset") if info else None
+        return self._env.infoset() if s is None else s
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"

@@ -228,7 +228,7 @@ def cmd_play(args, read=input, write=print) -> int:
 
     try:
         options = _rules_options(args)
-        env = pitch_env.env(args.variant, infoset=True, **options)
+        env = pitch_env.env(args.variant, **options)
         if args.save:
             check_output_path(args.save, "--save")
     except ValueError as e:

@@ -73,14 +73,5 @@ def play_action(rules, layout: ActionLayout, seat: int, hand: int, legal, trump:
 class HeuristicAgent(Agent):
     name = "heuristic"
 
-    def __init__(self, env, seed: int | None = None):
-        super().__init__(env, seed=seed)
-        self._env = env.unwrapped
-
-    def info_state(self, info) -> InfoState:
-        """The mover's InfoState: ``info["info_state"]`` when the caller gives it, else the env's."""
-        s = info.get("info_state") if info else None
-        return self._env.info_state() if s is None else s
-
     def act(self, observation, info) -> int:
         return heuristic_action(self.info_state(info), self.layout)
