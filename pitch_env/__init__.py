@@ -8,12 +8,14 @@ as a PettingZoo AEC environment (imported lazily so the engine alone stays light
 
 from .cards import card_name, parse_card, parse_cards
 from .engine import Game, IllegalActionError
-from .record import game_record, load_record, save_record
+from .infostate import InfoState
+from .record import RecordError, game_record, load_record, save_record
 from .replay import replay
 from .rules import Rules, rules, variants
 
-__all__ = ["Game", "IllegalActionError", "Rules", "rules", "variants", "env", "raw_env",
-           "card_name", "parse_card", "parse_cards", "game_record", "replay", "load_record", "save_record"]
+__all__ = ["Game", "IllegalActionError", "InfoState", "Rules", "rules", "variants", "env", "raw_env",
+           "card_name", "parse_card", "parse_cards", "game_record", "replay", "load_record", "save_record",
+           "RecordError"]
 
 
 VARIANT_IDS = {f"pitch/{variant}-v0": variant for variant in variants()}
