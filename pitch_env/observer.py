@@ -17,8 +17,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .cards import GAME_POINTS
+from .cards import GAME_POINTS, cards_in, trump_table
 from .engine import BID, OVER, PHASES, PLAY, Game
+from .infostate import InfoState
 from .scoring import SHOOT, game_points, points_captured
 
 LAYOUT_VERSION = 1  # bump when pieces change: trained policies record the version they saw
@@ -116,8 +117,52 @@ class Observer:
         return "| piece | offset | shape | meaning |\n|---|---|---|---|\n" + "\n".join(rows)
 
     def encode(self, game: Game, seat: int, out: np.ndarray | None = None) -> np.ndarray:
-        """``seat``'s observation of ``game`` (into ``out`` if given)."""
-        table = self.encode_table(game)
+        """``seat``'s observation of ``game`` (into ``out`` if given): the encoding of its InfoState."""
+        return self.encode_info(game.info_state(seat), out)
+
+    def encode_info(self, s: InfoState, out: np.ndarray | None = None) -> np.ndarray:
+        """The observation of the seat whose InfoState ``s`` is: built from what it knows, and nothing
+        else, so nothing hidden can reach it. (``LiveTable`` keeps the same numbers up to date move by
+        move for the env; the tests compare the two at every step.)"""
+        table = np.zeros(self.table_size, np.float32)
+        r, o = self.rules, self.table_offsets
+        n, c, nb, seat = r.num_players, r.deck, len(self.bid_slot), s.seat
+        ones = [o["phase"] + s.phase]
+        base, hand = o["hand"] + seat * c, s.hand
+        while hand:
+            low = hand & -hand
+            ones.append(base + low.bit_length() - 1)
+            hand ^= low
+        if s.phase != OVER:
+            ones += [o["dealer"] + s.dealer, o["current"] + s.current_seat]
+        if s.pitcher is not None:
+            ones += [o["pitcher"] + s.pitcher, o["contract"] + self.bid_slot[s.contract]]
+        ones += [o["bids"] + bidder * nb + self.bid_slot[bid] for bidder, bid in s.bids]
+        if s.trump is not None:
+            ones.append(o["trump"] + s.trump)
+        if s.trick:
+            ones.append(o["leader"] + s.leader)
+            ones += [o["trick"] + p * c + card for p, card in s.trick]
+        for p, played in enumerate(s.played_by):
+            ones += [o["played"] + p * c + card for card in cards_in(played)]
+        if r.uses_stock:
+            ones += [o["discards"] + seat * c + card for card in s.discards]
+            ones += [o["draws"] + seat * c + card for card in s.draws]
+            for p, count in enumerate(s.draw_counts):
+                table[o["draw_counts"] + p] = count / c
+            if s.stock_to is not None:
+                ones.append(o["stock_to"] + s.stock_to)
+        table[ones] = 1.0
+        trumps = None if s.trump is None else trump_table(s.trump, r.deck, r.off_jack)
+        for side, v in enumerate(points_captured(r, trumps, s.captured)):
+            table[o["points_won"] + side] = v / r.max_hand_points
+        for side, v in enumerate(game_points(r, s.captured)):
+            table[o["game_points"] + side] = v / TOTAL_GAME_POINTS
+        for side, v in enumerate(s.scores):
+            table[o["scores"] + side] = v / r.target_score
+        for p, count in enumerate(s.cards_left):
+            table[o["cards_left"] + p] = count / r.hand_size
+        table[o["hands_played"]] = s.hand_number / r.max_hands
         if out is None:
             return table[self.index[seat]]
         out[:] = table[self.index[seat]]

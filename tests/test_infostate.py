@@ -4,9 +4,12 @@ its formatting, and the worlds search builds from it (``Game.from_info_state``) 
 import pickle
 import random
 
+import numpy as np
+
 import pytest
 
 import pitch_env
+from pitch_env import Game
 from pitch_env.cards import cards_in, mask_of
 from pitch_env.engine import PHASES, bid_value
 from pitch_env.infoset import infoset
@@ -240,3 +243,24 @@ def test_training_and_search_read_the_heuristic_of_the_movers_info_state(variant
             assert rollout_action(g) == heuristic_action(g.info_state(g.current_seat), g.layout)
             played += PHASES[g.phase] == "play" and len(g.legal_actions()) > 1
     assert played > 100
+
+
+@pytest.mark.parametrize("variant,options", [("setback", {}), ("setback", {"num_players": 3}), ("auction", {"num_players": 5}),
+                                             ("ten_point", {})])
+def test_the_observation_is_the_encoding_of_the_seats_info_state_at_every_step(variant, options):
+    """Observer.encode reads only the InfoState, and it agrees with the full table the env keeps
+    up to date (LiveTable syncs from it) for every seat, at every step, the end of the game included."""
+    from pitch_env.observer import Observer
+
+    for seed in range(4):
+        g = Game(variant, seed=seed, **options)
+        observer = Observer(g.rules)
+        rng = random.Random(seed)
+        while True:
+            table = observer.encode_table(g)
+            for seat in range(g.rules.num_players):
+                expected = table[observer.index[seat]]
+                assert np.array_equal(observer.encode_info(g.info_state(seat)), expected)
+            if g.is_over:
+                break
+            g.apply(rng.choice(g.legal_actions()))
