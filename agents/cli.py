@@ -16,6 +16,8 @@ from pitch_env.record import RecordError, load_record, save_record
 from pitch_env.replay import replay
 from pitch_env.render import render_hand, render_record
 
+from .base import turns
+
 
 class _Help(argparse.HelpFormatter):
     """Shows each option's default, except flags and options whose default is "not given"."""
@@ -264,11 +266,7 @@ def cmd_play(args, read=input, write=print) -> int:
     write(_intro(raw.rules, labels, args.seat, seed, args.variant))
     shown = 0
     try:
-        for name in env.agent_iter():
-            obs, _, term, trunc, info = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
+        for name, obs, info in turns(env):
             seat = raw.agent_name_mapping[name]
             action = players[seat].act(obs, info)
             if seat != args.seat:

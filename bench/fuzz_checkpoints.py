@@ -170,17 +170,14 @@ def check(case: Case) -> tuple[str, str]:
         return refused(e, case, "refused a sound checkpoint")
     # It loaded: it must play a game's first moves without crashing.
     from agents import RandomAgent
+    from agents.base import turns
 
     others = RandomAgent(env, seed=0)
     env.reset(seed=1)
     agent.reset(seed=1)
     moves = 0
     try:
-        for name in env.agent_iter():
-            obs, _, term, trunc, info = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
+        for name, obs, info in turns(env):
             if name == env.agents[0]:
                 action = agent.act(obs, info)
                 moves += 1
