@@ -49,6 +49,18 @@ class Agent:
         return f"{type(self).__name__}({self.name!r})"
 
 
+def turns(env):
+    """PettingZoo's AEC loop over ``env``: yields ``(agent name, observation, info)`` for each agent to
+    move, and the caller steps the env with that agent's action before asking for the next turn;
+    an agent whose game is over is stepped with None here. Ends when the env has no agents left."""
+    for name in env.agent_iter():
+        observation, _, termination, truncation, info = env.last()
+        if termination or truncation:
+            env.step(None)
+            continue
+        yield name, observation, info
+
+
 def legal_actions(observation, info) -> list[int]:
     """Legal action indices: ``info["legal_actions"]``, else the action mask."""
     legal = info.get("legal_actions") if info else None

@@ -16,6 +16,8 @@ from pitch_env.record import RecordError, load_record, save_record
 from pitch_env.replay import replay
 from pitch_env.render import render_hand, render_record
 
+from .base import turns
+
 
 class _Help(argparse.HelpFormatter):
     """Shows each option's default, except flags and options whose default is "not given"."""
@@ -27,14 +29,24 @@ class _Help(argparse.HelpFormatter):
         return text + " (default: %(default)s)"
 
 
+TOURNAMENT_DESCRIPTION = (
+    "Play the same seeded deals with the agents rotated through every seat (teams swapped in partnerships) "
+    "and report win rates with Wilson 95% intervals. With --results every finished game is appended to a "
+    "file, so a killed tournament resumes where it stopped; Ctrl-C reports the games played so far.")
+
+PLAY_DESCRIPTION = (
+    "Play one game at one seat against agents, move by move. The screen explains the card notation; "
+    "'?' lists your legal moves, 'quit' (or Ctrl-D, Ctrl-C) stops and saves the game so far with --save.")
+
+REPLAY_DESCRIPTION = (
+    "Print a saved game record (pitch play --save, env.unwrapped.game_record()) hand by hand: the deal, "
+    "the auction, every trick and the points of each hand.")
+
+
 def register(subparsers) -> None:
     fmt = _Help
     p = subparsers.add_parser("tournament", help="duplicate-deal tournament between agents", formatter_class=fmt,
-                              description="Play the same seeded deals with the agents rotated through every "
-                                          "seat (teams swapped in partnerships) and report win rates with "
-                                          "Wilson 95% intervals. With --results every finished game is "
-                                          "appended to a file, so a killed tournament resumes where it stopped; "
-                                          "Ctrl-C reports the games played so far.")
+                              description=TOURNAMENT_DESCRIPTION)
     _rules_args(p)
     p.add_argument("--agents", required=True,
                    help="comma-separated agent specs: random, heuristic, pimc:N (N sampled worlds per move), "
@@ -53,9 +65,7 @@ def register(subparsers) -> None:
     p.set_defaults(func=cmd_tournament)
 
     p = subparsers.add_parser("play", help="play a game in the terminal against agents", formatter_class=fmt,
-                              description="Play one game at one seat against agents, move by move. The "
-                                          "screen explains the card notation; '?' lists your legal moves, "
-                                          "'quit' (or Ctrl-D, Ctrl-C) stops and saves the game so far with --save.")
+                              description=PLAY_DESCRIPTION)
     _rules_args(p)
     p.add_argument("--opponents", default="heuristic",
                    help="one spec for every other seat, or one per other seat in seat order "
@@ -66,9 +76,7 @@ def register(subparsers) -> None:
     p.set_defaults(func=cmd_play)
 
     p = subparsers.add_parser("replay", help="show a saved game record hand by hand", formatter_class=fmt,
-                              description="Print a saved game record (pitch play --save, "
-                                          "env.unwrapped.game_record()) hand by hand: the deal, the auction, "
-                                          "every trick and the points of each hand.")
+                              description=REPLAY_DESCRIPTION)
     p.add_argument("file", help="a JSON game record (pitch play --save, env.unwrapped.game_record())")
     p.add_argument("--hand", type=int, default=None, help="show only this hand (1 is the first)")
     p.set_defaults(func=cmd_replay)
@@ -264,11 +272,7 @@ def cmd_play(args, read=input, write=print) -> int:
     write(_intro(raw.rules, labels, args.seat, seed, args.variant))
     shown = 0
     try:
-        for name in env.agent_iter():
-            obs, _, term, trunc, info = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
+        for name, obs, info in turns(env):
             seat = raw.agent_name_mapping[name]
             action = players[seat].act(obs, info)
             if seat != args.seat:

@@ -16,6 +16,7 @@ from typing import Callable
 
 import pitch_env
 
+from .base import turns
 from .stats import Rating, openskill_ratings, wilson
 
 AgentSpec = str | Callable  # a spec for agents.make, or factory(env, seed) -> Agent (picklable for workers > 1)
@@ -160,11 +161,7 @@ def _play_game(env, seed: int, deal: int, rotation: int, seating: list[int], k: 
     decisions = [0] * rules.num_players
     seat_of = raw.agent_name_mapping
     clock = time.process_time  # CPU seconds: steadier than wall time on a shared machine
-    for name in env.agent_iter():
-        obs, _, term, trunc, info = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
+    for name, obs, info in turns(env):
         seat = seat_of[name]
         t0 = clock()
         action = players[seat].act(obs, info)

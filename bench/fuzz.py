@@ -48,6 +48,25 @@ def one_line_error(e: BaseException) -> str | None:
     return None
 
 
+def refused(e: BaseException, case: Case, refused_valid: str) -> tuple[str, str]:
+    """The verdict on a loader that raised ``e`` for ``case``: a failure unless it is an allowed one-line
+    error on an input that may be refused; ``refused_valid`` names the failure of refusing a valid one."""
+    failure = one_line_error(e)
+    if failure:
+        return "fail", failure
+    if case.must_refuse is False:
+        return "fail", f"{refused_valid}: {str(e)[:200]}"
+    return "ok", "refused in one line"
+
+
+def cleanup(case: Case) -> None:
+    """Remove a case's input: its file, or the empty directory a ``directory`` mutation made."""
+    if case.path.is_dir():
+        case.path.rmdir()
+    else:
+        case.path.unlink(missing_ok=True)
+
+
 def run_case(check, case: Case, timeout: float) -> tuple[str, str]:
     """``check(case)`` in a forked child: ("ok", how) or ("fail", why); a hang is killed and failed."""
     read_fd, write_fd = os.pipe()

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.fuzz import Case, one_line_error
+from bench.fuzz import Case, refused
+from bench.fuzz import cleanup as remove_input
 
 SHIPPED = Path(__file__).resolve().parent.parent / "checkpoints"
 _BASE: list[tuple[str, dict, dict, bytes]] = []  # variant, tensors, card, file bytes
@@ -166,25 +167,17 @@ def check(case: Case) -> tuple[str, str]:
     try:
         agent = agents.make(f"checkpoint:{case.path}", env)
     except BaseException as e:
-        failure = one_line_error(e)
-        if failure:
-            return "fail", failure
-        if case.must_refuse is False:
-            return "fail", f"refused a sound checkpoint: {str(e)[:200]}"
-        return "ok", "refused in one line"
+        return refused(e, case, "refused a sound checkpoint")
     # It loaded: it must play a game's first moves without crashing.
     from agents import RandomAgent
+    from agents.base import turns
 
     others = RandomAgent(env, seed=0)
     env.reset(seed=1)
     agent.reset(seed=1)
     moves = 0
     try:
-        for name in env.agent_iter():
-            obs, _, term, trunc, info = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
+        for name, obs, info in turns(env):
             if name == env.agents[0]:
                 action = agent.act(obs, info)
                 moves += 1
@@ -201,11 +194,7 @@ def check(case: Case) -> tuple[str, str]:
 
 
 def cleanup(case: Case) -> None:
-    p = case.path
-    if p.is_dir():
-        inner = p / "policy.safetensors"
-        if inner.is_dir():
-            inner.rmdir()
-        p.rmdir()
-    else:
-        p.unlink(missing_ok=True)
+    inner = case.path / "policy.safetensors"  # a run directory whose weights file is a directory
+    if inner.is_dir():
+        inner.rmdir()
+    remove_input(case)

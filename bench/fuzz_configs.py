@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from bench.fuzz import Case, one_line_error
+from bench.fuzz import Case, cleanup, refused  # noqa: F401  (cleanup: this kind's inputs are plain files)
 
 SHIPPED = Path(__file__).resolve().parent.parent / "configs"
 _BASE: list[dict] = []
@@ -106,19 +106,7 @@ def check(case: Case) -> tuple[str, str]:
     try:
         load_config(case.path)
     except BaseException as e:
-        failure = one_line_error(e)
-        if failure:
-            return "fail", failure
-        if case.must_refuse is False:
-            return "fail", f"refused a shipped config: {str(e)[:200]}"
-        return "ok", "refused in one line"
+        return refused(e, case, "refused a shipped config")
     if case.must_refuse:
         return "fail", "silently accepted: training would crash, hang or write outside runs_dir"
     return "ok", "accepted: a sound config"
-
-
-def cleanup(case: Case) -> None:
-    if case.path.is_dir():
-        case.path.rmdir()
-    else:
-        case.path.unlink(missing_ok=True)

@@ -33,32 +33,14 @@ def _pick(rng, mask) -> int:
 
 
 def sb3_tutorial(variant: str, steps: int = 256):
-    """PettingZoo's SB3 action-masking tutorial (tutorials/SB3/connect_four): its wrapper, ActionMasker,
-    MaskablePPO.learn; one policy plays every seat. (tests/test_env_copies.py runs it in make test.)"""
-    import gymnasium
-    from pettingzoo.utils import BaseWrapper
+    """PettingZoo's SB3 action-masking tutorial (tutorials/SB3/connect_four): its wrapper
+    (interop/sb3_tutorial.py, which tests/test_env_copies.py trains through in make test), ActionMasker,
+    MaskablePPO.learn; one policy plays every seat."""
     from sb3_contrib import MaskablePPO
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
     from sb3_contrib.common.wrappers import ActionMasker
 
-    class SB3ActionMaskWrapper(BaseWrapper, gymnasium.Env):
-        def reset(self, seed=None, options=None):
-            super().reset(seed, options)
-            self.observation_space = super().observation_space(self.possible_agents[0])["observation"]
-            self.action_space = super().action_space(self.possible_agents[0])
-            return self.observe(self.agent_selection), {}
-
-        def step(self, action):
-            mover = self.agent_selection
-            super().step(action)
-            return (self.observe(self.agent_selection), self._cumulative_rewards[mover],
-                    self.terminations[mover], self.truncations[mover], self.infos[mover])
-
-        def observe(self, agent):
-            return super().observe(agent)["observation"]
-
-        def action_mask(self):
-            return super().observe(self.agent_selection)["action_mask"]
+    from interop.sb3_tutorial import SB3ActionMaskWrapper
 
     env = SB3ActionMaskWrapper(make(variant))
     env.reset(seed=0)

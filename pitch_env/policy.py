@@ -218,6 +218,15 @@ def _is_int(v) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
+def _known_hint(obs: dict, where: str) -> str:
+    """The card's observation hint ("none" when absent), one this version knows; CheckpointError otherwise."""
+    hint = obs.get("hint", "none")
+    if hint not in HINTS:
+        raise CheckpointError(f"{where} reads a {_short(hint)} hint, which this version does not know (known: "
+                              f"{', '.join(HINTS)})")
+    return hint
+
+
 def check_card(card: dict, where: str) -> None:
     """Every field of the card that loading reads, with its type and a known value; CheckpointError otherwise."""
     def need(obj, key, ok, what, at):
@@ -244,10 +253,7 @@ def check_card(card: dict, where: str) -> None:
     if transform not in TRANSFORMS:
         raise CheckpointError(f"{where} uses observation transform {_short(transform)}, which this version does not "
                               f"know (known: plain, {CANONICAL})")
-    hint = obs.get("hint", "none")
-    if hint not in HINTS:
-        raise CheckpointError(f"{where} reads a {_short(hint)} hint, which this version does not know (known: "
-                              f"{', '.join(HINTS)})")
+    hint = _known_hint(obs, where)
     actions = need(section("actions"), "size", lambda v: _is_int(v) and v > 0, "a positive integer", "actions.")
     net = section("network")
     shape = need(net, "shape", lambda v: isinstance(v, list) and len(v) >= 2 and all(_is_int(x) and x > 0 for x in v),
@@ -311,10 +317,7 @@ def check_fits(card: dict, rules, observer_size: int, layout_version: int, actio
     if obs["layout_version"] != layout_version:
         raise CheckpointError(f"{where} saw observation layout version {obs['layout_version']}, but this "
                               f"pitch_env encodes version {layout_version}; retrain it")
-    hint = obs.get("hint", "none")
-    if hint not in HINTS:
-        raise CheckpointError(f"{where} reads a {hint!r} hint, which this version does not know (known: "
-                              f"{', '.join(HINTS)})")
+    hint = _known_hint(obs, where)
     extra = hint_size(hint, action_size)
     if obs["size"] != observer_size:
         raise CheckpointError(f"{where} expects observations of size {obs['size']}, but this game's are "

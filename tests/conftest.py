@@ -10,6 +10,7 @@ import random
 
 import pytest
 
+from agents.base import turns  # noqa: F401  (the tests' AEC loop is the package's: from conftest import turns)
 from pitch_env import Game, parse_cards
 from pitch_env.record import hand_record
 
@@ -98,15 +99,3 @@ def random_game(variant: str, seed: int, **options) -> Game:
 @pytest.fixture
 def rng() -> random.Random:
     return random.Random(12345)
-
-
-def turns(env):
-    """The live turns of an AEC game already reset: yields ``(agent, observation, info)`` for each
-    decision, and the caller steps the env with its action before asking for the next; the steps
-    of agents that are done are taken here."""
-    for agent in env.agent_iter():
-        observation, _, terminated, truncated, info = env.last()
-        if terminated or truncated:
-            env.step(None)
-            continue
-        yield agent, observation, info

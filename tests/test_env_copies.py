@@ -8,13 +8,12 @@ import pickle
 import random
 
 import cloudpickle
-import gymnasium
 import numpy as np
 import pettingzoo
 import pytest
-from pettingzoo.utils import BaseWrapper
 
 import pitch_env
+from interop.sb3_tutorial import SB3ActionMaskWrapper  # the tutorial's wrapper, shared with make interop
 
 VARIANTS = [("setback", {}), ("setback", {"num_players": 3}), ("auction", {"num_players": 5}),
             ("ten_point", {}), ("auction", {"episode": "hand", "reward": "hand"})]
@@ -89,29 +88,6 @@ def test_registered_ids_make_the_wrapped_env_with_options(variant):
 def test_an_unknown_option_through_the_registry_names_the_option():
     with pytest.raises(ValueError, match="unknown rules option colour"):
         pettingzoo.make("aec", "pitch/setback-v0", colour="red")
-
-
-class SB3ActionMaskWrapper(BaseWrapper, gymnasium.Env):
-    """PettingZoo's SB3 tutorial wrapper (tutorials/SB3/connect_four): one policy plays every
-    seat; spaces come from the first agent; the mask from the agent to move."""
-
-    def reset(self, seed=None, options=None):
-        super().reset(seed, options)
-        self.observation_space = super().observation_space(self.possible_agents[0])["observation"]
-        self.action_space = super().action_space(self.possible_agents[0])
-        return self.observe(self.agent_selection), {}
-
-    def step(self, action):
-        mover = self.agent_selection
-        super().step(action)
-        return (self.observe(self.agent_selection), self._cumulative_rewards[mover],
-                self.terminations[mover], self.truncations[mover], self.infos[mover])
-
-    def observe(self, agent):
-        return super().observe(agent)["observation"]
-
-    def action_mask(self):
-        return super().observe(self.agent_selection)["action_mask"]
 
 
 @pytest.mark.parametrize("variant", pitch_env.variants())
