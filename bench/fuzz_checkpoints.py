@@ -67,6 +67,8 @@ def _semantic(rng: random.Random, tensors: dict, card: dict) -> tuple[str, dict,
                        "bias_length", "zero_width", "card_rules_list", "card_size_string"])
     text = None
     if kind == "transposed":
+        if t[w].shape[0] == t[w].shape[1]:  # a square hidden layer transposed is still a valid network
+            w = "layer0.weight"
         t[w] = np.ascontiguousarray(t[w].T)
     elif kind == "rank1":
         t[w] = t[w].reshape(-1)

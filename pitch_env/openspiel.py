@@ -36,6 +36,8 @@ _AUTO = "auto"
 def _parameters(variant: str) -> dict:
     spec = {}
     for name, value in PRESETS[variant].items():
+        if name == "player_counts":  # the preset's fact, not a game parameter (pyspiel takes no tuples)
+            continue
         if name == "first_dealer":
             value = int(value)
         elif name == "bid_ends_auction":
