@@ -74,10 +74,6 @@ _new_info_state = tuple.__new__
 _count = int.bit_count
 
 
-def _played_from(held: int, holds: int) -> int:
-    return held & ~holds
-
-
 def _popcount(m: int) -> int:
     return m.bit_count()
 
@@ -97,7 +93,7 @@ class Game:
         # the hand in progress
         "dealt", "stock", "stock_pos", "bids", "high_bid", "high_bidder", "pitcher", "contract",
         "trump", "table", "draws", "discards", "stock_to", "discard_queue", "in_play",
-        "captured", "trick", "trick_order", "leader", "tricks", "played", "_legal",
+        "captured", "trick", "trick_order", "leader", "tricks", "played", "played_by", "_legal",
         "last_result",
     )
 
@@ -163,6 +159,7 @@ class Game:
         if playing:
             g.in_play = tuple(dealt)
             g.played, g.captured, g.tricks = info.played, list(info.captured), list(info.tricks)
+            g.played_by = list(info.played_by)
             g.trick, g.trick_order, g.leader = list(info.trick), list(info.trick_order), info.leader
         return g
 
@@ -238,6 +235,7 @@ class Game:
         g.trick = list(self.trick)
         g.trick_order = list(self.trick_order)
         g.tricks = list(self.tricks)
+        g.played_by = list(self.played_by)
         return g
 
     def side_of(self, seat: int) -> int:
@@ -249,15 +247,13 @@ class Game:
     def info_state(self, seat: int) -> InfoState:
         """What ``seat`` may know now (pitch_env/infostate.py): public facts and its own cards only."""
         hands = self.hands
-        in_play = self.in_play
         draws = self.draws
         # tuple.__new__ skips NamedTuple's Python-level __new__: this runs at every step of training
         return _new_info_state(InfoState, (
             self.rules, seat, self.phase, self.hand_number, self.dealer, self.current_seat, hands[seat],
             tuple(self.bids), self.high_bid, self.high_bidder, self.pitcher, self.contract, self.trump,
             self.leader, tuple(self.trick), tuple(self.trick_order), tuple(self.tricks), self.played,
-            # what a seat held when play began, less what it holds now: the cards it played (public)
-            (0,) * len(hands) if in_play is None else tuple(map(_played_from, in_play, hands)),
+            tuple(self.played_by),
             tuple(self.captured), tuple(self.scores), tuple(map(_count, hands)),
             tuple(self.discards[seat]), tuple(draws[seat]), self.stock_to, tuple(map(len, draws)),
             len(self.stock) - self.stock_pos,
@@ -302,6 +298,7 @@ class Game:
         self.leader = None
         self.tricks = []
         self.played = 0
+        self.played_by = [0] * n  # the cards each seat has played this hand (public)
         self.phase = BID
         self.current_seat = (self.dealer + 1) % n
         self._legal = None
@@ -475,6 +472,7 @@ class Game:
         seat = self.current_seat
         self.hands[seat] &= ~(1 << card)
         self.played |= 1 << card
+        self.played_by[seat] |= 1 << card
         if self.table is None:  # trump_by=first_lead: the pitch sets trump
             self._set_trump(card // 13)
         self.trick.append((seat, card))
@@ -600,7 +598,7 @@ class Game:
 _SHARED = tuple(
     n for n in Game.__slots__
     if n not in ("scores", "hands", "bids", "draws", "discards", "discard_queue", "captured",
-                 "trick", "trick_order", "tricks")
+                 "trick", "trick_order", "tricks", "played_by")
 )
 
 
