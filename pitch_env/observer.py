@@ -125,14 +125,40 @@ class Observer:
         else, so nothing hidden can reach it. (``LiveTable`` keeps the same numbers up to date move by
         move for the env; the tests compare the two at every step.)"""
         table = np.zeros(self.table_size, np.float32)
+        self._write(s, table, public=True)
+        if out is None:
+            return table[self.index[s.seat]]
+        out[:] = table[self.index[s.seat]]
+        return out
+
+    def encode_table(self, game: Game, table: np.ndarray | None = None) -> np.ndarray:
+        """The table vector of ``game``: public facts in absolute seats, every seat's own cards (each
+        seat's rows written from its InfoState, the public facts once)."""
+        if table is None:
+            table = np.zeros(self.table_size, np.float32)
+        else:
+            table.fill(0.0)
+        for seat in range(self.rules.num_players):
+            self._write(game.info_state(seat), table, public=seat == 0)
+        return table
+
+    def _write(self, s: InfoState, table: np.ndarray, public: bool) -> None:
+        """Write ``s``'s seat's own rows into ``table`` and, with ``public``, the facts every seat knows."""
         r, o = self.rules, self.table_offsets
-        n, c, nb, seat = r.num_players, r.deck, len(self.bid_slot), s.seat
-        ones = [o["phase"] + s.phase]
+        c, nb, seat = r.deck, len(self.bid_slot), s.seat
         base, hand = o["hand"] + seat * c, s.hand
+        ones = []
         while hand:
             low = hand & -hand
             ones.append(base + low.bit_length() - 1)
             hand ^= low
+        if r.uses_stock:
+            ones += [o["discards"] + seat * c + card for card in s.discards]
+            ones += [o["draws"] + seat * c + card for card in s.draws]
+        if not public:
+            table[ones] = 1.0
+            return
+        ones.append(o["phase"] + s.phase)
         if s.phase != OVER:
             ones += [o["dealer"] + s.dealer, o["current"] + s.current_seat]
         if s.pitcher is not None:
@@ -146,8 +172,6 @@ class Observer:
         for p, played in enumerate(s.played_by):
             ones += [o["played"] + p * c + card for card in cards_in(played)]
         if r.uses_stock:
-            ones += [o["discards"] + seat * c + card for card in s.discards]
-            ones += [o["draws"] + seat * c + card for card in s.draws]
             for p, count in enumerate(s.draw_counts):
                 table[o["draw_counts"] + p] = count / c
             if s.stock_to is not None:
@@ -163,64 +187,12 @@ class Observer:
         for p, count in enumerate(s.cards_left):
             table[o["cards_left"] + p] = count / r.hand_size
         table[o["hands_played"]] = s.hand_number / r.max_hands
-        if out is None:
-            return table[self.index[seat]]
-        out[:] = table[self.index[seat]]
-        return out
 
-    def encode_table(self, game: Game, table: np.ndarray | None = None) -> np.ndarray:
-        """The table vector of ``game``: public facts in absolute seats, every seat's own cards."""
-        if table is None:
-            table = np.zeros(self.table_size, np.float32)
-        else:
-            table.fill(0.0)
-        r, o = self.rules, self.table_offsets
-        n, c, nb = r.num_players, r.deck, len(self.bid_slot)
-        ones = [o["phase"] + game.phase]
-        for seat, hand in enumerate(game.hands):
-            base = o["hand"] + seat * c
-            while hand:
-                low = hand & -hand
-                ones.append(base + low.bit_length() - 1)
-                hand ^= low
-        if game.phase != OVER:
-            ones += [o["dealer"] + game.dealer, o["current"] + game.current_seat]
-        if game.pitcher is not None:
-            ones += [o["pitcher"] + game.pitcher, o["contract"] + self.bid_slot[game.contract]]
-        ones += [o["bids"] + bidder * nb + self.bid_slot[bid] for bidder, bid in game.bids]
-        if game.trump is not None:
-            ones.append(o["trump"] + game.trump)
-        if game.trick:
-            ones.append(o["leader"] + game.leader)
-            ones += [o["trick"] + p * c + card for p, card in game.trick]
-        for _, plays, _ in game.tricks:
-            ones += [o["played"] + p * c + card for p, card in plays]
-        ones += [o["played"] + p * c + card for p, card in game.trick]
-        if r.uses_stock:
-            for seat in range(n):
-                ones += [o["discards"] + seat * c + card for card in game.discards[seat]]
-                ones += [o["draws"] + seat * c + card for card in game.draws[seat]]
-                table[o["draw_counts"] + seat] = len(game.draws[seat]) / c
-            if game.stock_to is not None:
-                ones.append(o["stock_to"] + game.stock_to)
-        table[ones] = 1.0
-        self.write_points(game, table)
-        for side, v in enumerate(game.scores):
-            table[o["scores"] + side] = v / r.target_score
-        for seat, hand in enumerate(game.hands):
-            table[o["cards_left"] + seat] = hand.bit_count() / r.hand_size
-        table[o["hands_played"]] = game.hand_number / r.max_hands
-        return table
-
-    def write_points(self, game: Game, table: np.ndarray, game_points_too: bool = True) -> None:
-        r, o = self.rules, self.table_offsets
-        pts, gpts = o["points_won"], o["game_points"]
+    def write_points_won(self, game: Game, table: np.ndarray) -> None:
+        """The points each side has secured by winning tricks this hand (LiveTable, after a trick)."""
+        r, pts = self.rules, self.table_offsets["points_won"]
         for side, v in enumerate(points_captured(r, game.table, game.captured)):
             table[pts + side] = v / r.max_hand_points
-        if not game_points_too:
-            return
-        for side, v in enumerate(game_points(r, game.captured)):
-            table[gpts + side] = v / TOTAL_GAME_POINTS
 
 
 class LiveTable:
@@ -298,7 +270,7 @@ class LiveTable:
                 gained = sum([GAME_POINTS[card] for _, card in plays])
                 if gained:
                     t[self._game_points + game.rules.side_of(winner)] += gained / TOTAL_GAME_POINTS
-                self.observer.write_points(game, table, game_points_too=False)
+                self.observer.write_points_won(game, table)
         elif phase_before == BID:
             bidder, bid = game.bids[-1]
             t[self._bids + bidder * self._nb + self.observer.bid_slot[bid]] = 1.0

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from .canonical import NAME as CANONICAL
+from .jsonfile import json_object
 from .policy_input import HINTS, hint_size, policy_input
 
 FORMAT = "pitch-policy/1"
@@ -182,18 +183,8 @@ def read_policy(path: str | Path) -> tuple[PolicyMLP, dict]:
     if "pitch_card" not in meta:
         raise CheckpointError(f"checkpoint {str(p)!r} has no pitch card in its metadata: it was not written by "
                               f"`pitch train` (format {FORMAT})")
-    try:
-        card = json.loads(meta["pitch_card"])
-    except json.JSONDecodeError as e:
-        raise CheckpointError(f"checkpoint {str(p)!r}: its card is not valid JSON ({e}); the file is corrupted") from None
-    except RecursionError:
-        raise CheckpointError(f"checkpoint {str(p)!r}: its card nests too deeply to be a pitch card; {_FIX}") from None
-    if not isinstance(card, dict):
-        raise CheckpointError(f"checkpoint {str(p)!r}: its card is a JSON {type(card).__name__}, not an object; "
-                              f"the file was not written by `pitch train`")
-    if card.get("format") != FORMAT:
-        raise CheckpointError(f"checkpoint {str(p)!r} has format {_short(card.get('format'))}; this version reads "
-                              f"{FORMAT!r}")
+    card = json_object(meta["pitch_card"], FORMAT, f"checkpoint {str(p)!r}: its card", "a pitch card written by "
+                       "`pitch train`", CheckpointError)
     if _digest(tensors) != card.get("sha256"):
         raise CheckpointError(f"checkpoint {str(p)!r} is corrupted: its weights do not match the checksum in its card")
     where = f"checkpoint {str(p)!r}"

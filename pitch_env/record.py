@@ -11,6 +11,7 @@ from pathlib import Path
 
 from .cards import CARD_NAMES, SUITS
 from .engine import bid_name
+from .jsonfile import json_object
 from .summary import HandSummary
 
 FORMAT = "pitch-record/1"
@@ -111,16 +112,5 @@ def load_record(path) -> dict:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise RecordError(f"{path} is not UTF-8 text (bad byte at offset {e.start}): it is not a JSON game record") from None
-    try:
-        record = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise RecordError(f"{path} is not a JSON game record: {e}") from None
-    except RecursionError:
-        raise RecordError(f"{path} nests its JSON too deeply to be a game record (a record nests 5 levels)") from None
-    if not isinstance(record, dict):
-        raise RecordError(f"{path} is not a pitch game record: it holds a JSON {type(record).__name__}, "
-                          f"expected an object with format {FORMAT!r}")
-    if record.get("format") != FORMAT:
-        raise RecordError(f"{path} is not a pitch game record: format {repr(record.get('format'))[:40]}, "
-                          f"expected {FORMAT!r}")
+    record = json_object(text, FORMAT, str(path), "a pitch game record", RecordError)
     return record

@@ -192,7 +192,7 @@ def test_an_inconsistent_card_is_refused_at_load(tmp_path, change, match):
 
 
 def test_a_card_that_is_not_an_object_is_refused(tmp_path):
-    refused(crafted(tmp_path / "p.safetensors", card_json="[1, 2]"), "its card is a JSON list, not an object")
+    refused(crafted(tmp_path / "p.safetensors", card_json="[1, 2]"), "its card is not a pitch card written by `pitch train`: it holds a JSON list, expected an object")
     refused(crafted(tmp_path / "q.safetensors", card_json="[" * 5000 + "]" * 5000), "nests too deeply")
 
 

@@ -87,7 +87,7 @@ def test_replay_refuses_what_is_not_a_record(tmp_path, monkeypatch, capsys):
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
     rc, _, err = run(["replay", str(bad)], "", monkeypatch, capsys)
-    assert rc == 2 and "not a JSON game record" in err
+    assert rc == 2 and "not a pitch game record (not valid JSON" in err
     other = tmp_path / "other.json"
     other.write_text(json.dumps({"format": "something-else"}))
     rc, _, err = run(["replay", str(other)], "", monkeypatch, capsys)

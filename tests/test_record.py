@@ -146,7 +146,7 @@ def test_save_and_load_round_trip(tmp_path):
 def test_load_refuses_a_file_that_is_not_json(tmp_path):
     path = tmp_path / "notes.txt"
     path.write_text("AS KH 2C")
-    with pytest.raises(RecordError, match="notes.txt is not a JSON game record"):
+    with pytest.raises(RecordError, match=r"notes.txt is not a pitch game record \(not valid JSON"):
         load_record(path)
 
 
