@@ -125,40 +125,44 @@ class Observer:
         else, so nothing hidden can reach it. (``LiveTable`` keeps the same numbers up to date move by
         move for the env; the tests compare the two at every step.)"""
         table = np.zeros(self.table_size, np.float32)
-        self._write(s, table, public=True)
+        self._write_own(table, s.seat, s.hand, s.discards, s.draws)
+        self._write_public(s, table)
         if out is None:
             return table[self.index[s.seat]]
         out[:] = table[self.index[s.seat]]
         return out
 
     def encode_table(self, game: Game, table: np.ndarray | None = None) -> np.ndarray:
-        """The table vector of ``game``: public facts in absolute seats, every seat's own cards (each
-        seat's rows written from its InfoState, the public facts once)."""
+        """The table vector of ``game``: the public facts (from an InfoState: they are the same in
+        every seat's) in absolute seats, and every seat's own cards."""
         if table is None:
             table = np.zeros(self.table_size, np.float32)
         else:
             table.fill(0.0)
         for seat in range(self.rules.num_players):
-            self._write(game.info_state(seat), table, public=seat == 0)
+            self._write_own(table, seat, game.hands[seat], game.discards[seat], game.draws[seat])
+        self._write_public(game.info_state(0), table)
         return table
 
-    def _write(self, s: InfoState, table: np.ndarray, public: bool) -> None:
-        """Write ``s``'s seat's own rows into ``table`` and, with ``public``, the facts every seat knows."""
-        r, o = self.rules, self.table_offsets
-        c, nb, seat = r.deck, len(self.bid_slot), s.seat
-        base, hand = o["hand"] + seat * c, s.hand
+    def _write_own(self, table: np.ndarray, seat: int, hand: int, discards, draws) -> None:
+        """A seat's private rows: its hand (a card mask) and, in stock games, its discards and draws."""
+        o, c = self.table_offsets, self.rules.deck
+        base = o["hand"] + seat * c
         ones = []
         while hand:
             low = hand & -hand
             ones.append(base + low.bit_length() - 1)
             hand ^= low
-        if r.uses_stock:
-            ones += [o["discards"] + seat * c + card for card in s.discards]
-            ones += [o["draws"] + seat * c + card for card in s.draws]
-        if not public:
-            table[ones] = 1.0
-            return
-        ones.append(o["phase"] + s.phase)
+        if self.rules.uses_stock:
+            ones += [o["discards"] + seat * c + card for card in discards]
+            ones += [o["draws"] + seat * c + card for card in draws]
+        table[ones] = 1.0
+
+    def _write_public(self, s: InfoState, table: np.ndarray) -> None:
+        """The facts every seat knows, from any seat's InfoState."""
+        r, o = self.rules, self.table_offsets
+        c, nb = r.deck, len(self.bid_slot)
+        ones = [o["phase"] + s.phase]
         if s.phase != OVER:
             ones += [o["dealer"] + s.dealer, o["current"] + s.current_seat]
         if s.pitcher is not None:
