@@ -47,8 +47,7 @@ def heuristic_action(s: InfoState, layout: ActionLayout) -> int:
         seen = s.played | mask_of(s.discards) if s.discards else s.played  # own discards are out of play too
         return play_action(rules, layout, s.seat, hand, legal, s.trump, s.trick, seen, s.trick_order)
     if phase == BID:
-        return choose_bid(rules, hand, s.seat, s.dealer, s.high_bid, s.high_bidder, s.scores,
-                          {bid_value(rules, a): a for a in legal})
+        return bid_action(rules, s.seat, hand, s.dealer, s.high_bid, s.high_bidder, s.scores, legal)
     if phase == DECLARE:
         return layout.trump_base + best_suit(rules, hand)[0]
     if phase == STOCK:
@@ -56,6 +55,12 @@ def heuristic_action(s: InfoState, layout: ActionLayout) -> int:
     if phase == DISCARD:
         return discard_choice(play_tables(rules, s.trump), layout.discard_base, list(legal))
     raise ValueError(f"seat {s.seat} has no decision to make in phase {s.phase} (the game is over)")
+
+
+def bid_action(rules, seat: int, hand: int, dealer: int, high_bid: int, high_bidder, scores, legal) -> int:
+    """The heuristic's bid, from those facts of the mover's InfoState (agents/bidding.py). Like
+    ``play_action``, training's heuristic seats and hints call it with the same facts read off the engine."""
+    return choose_bid(rules, hand, seat, dealer, high_bid, high_bidder, scores, {bid_value(rules, a): a for a in legal})
 
 
 def play_action(rules, layout: ActionLayout, seat: int, hand: int, legal, trump: int, trick, seen: int,

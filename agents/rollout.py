@@ -2,29 +2,36 @@
 over the InfoState of the seat to move of an engine Game, which reads only that seat's own cards and
 public facts. Training uses ``rollout_action`` for its hint and heuristic opponents (train/hint.py).
 
-Card play, most of the calls, skips building the InfoState: it hands the heuristic's card play
-(``play_action``) the same few facts read off the engine, which costs half as much per step.
+Card play and bids, most of the calls, skip building the InfoState: they hand the heuristic's card
+play and bid (``play_action``, ``bid_action``) the same few facts read off the engine, which costs
+half as much per step (tests/test_infostate.py checks both against ``heuristic_action``).
 """
 
 from __future__ import annotations
 
 from pitch_env.cards import mask_of
-from pitch_env.engine import PLAY, Game
+from pitch_env.engine import BID, PLAY, Game
 from pitch_env.loop import play
 
 from .cardplay import choose_card, play_tables
-from .heuristic import heuristic_action, play_action
+from .heuristic import bid_action, heuristic_action, play_action
 
 
 def rollout_action(game: Game) -> int:
     """The heuristic's action for the seat to move of ``game`` (what ``heuristic_action`` of its
     InfoState gives; tests/test_infostate.py checks the card-play shortcut against it)."""
-    seat = game.current_seat
-    if game.phase == PLAY and game.trump is not None:
+    seat, phase = game.current_seat, game.phase
+    if phase == PLAY and game.trump is not None:
         discards = game.discards[seat]
         return play_action(game.rules, game.layout, seat, game.hands[seat], game._cached_legal(), game.trump,
                            game.trick, game.played | mask_of(discards) if discards else game.played,
                            game.trick_order)
+    if phase == BID:
+        legal = game._cached_legal()
+        if len(legal) == 1:
+            return legal[0]
+        return bid_action(game.rules, seat, game.hands[seat], game.dealer, game.high_bid, game.high_bidder,
+                          game.scores, legal)
     return heuristic_action(game.info_state(seat), game.layout)
 
 

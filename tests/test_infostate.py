@@ -233,7 +233,7 @@ def pitch_env_agent(env, spec):
 @pytest.mark.parametrize("variant", ("setback", "auction", "ten_point"))
 def test_training_and_search_read_the_heuristic_of_the_movers_info_state(variant):
     """rollout_action (PIMC's playouts, training's hint and heuristic seats) skips building the
-    InfoState for card play; it must hand the heuristic the same facts."""
+    InfoState for card play and bids; it must hand the heuristic the same facts."""
     from agents.heuristic import heuristic_action
     from agents.rollout import rollout_action
 
