@@ -27,8 +27,8 @@ interop: $(INTEROP)/bin/.installed
 	$(INTEROP)/bin/python -m pytest interop -p no:cacheprovider
 	$(INTEROP)/bin/python -m interop.loops
 
-# run: trains configs/quick.yaml and prints its table: 41 s of CPU; 2 min 12 s measured with the 2 cores at
-# load 9 (other jobs), 3 min 24 s with one more busy loop beside it
+# run: trains configs/quick.yaml and prints its table: 52 s quiet, 1 min 31 s with both cores busy
+# (docs/benchmarks.md)
 run: install
 	$(BIN)/python -m pitch_cli run
 
