@@ -204,15 +204,20 @@ def rewards_by_agent(env, seed):
     return totals
 
 
-@pytest.mark.parametrize("variant,n,partnerships", [("setback", 4, True), ("auction", 5, False), ("ten_point", 4, True)])
-def test_game_reward_is_zero_sum_and_goes_to_the_winning_side(variant, n, partnerships):
-    env = make(variant, n, partnerships)
-    for seed in range(40):  # random players often reach max_hands; find a game that was won
+def won_game_rewards(env):
+    """(rewards by agent, record) of the first of 40 seeded random games that a side won."""
+    for seed in range(40):  # random players often reach max_hands
         totals = rewards_by_agent(env, seed)
         record = env.unwrapped.game_record()
         if record["winner"] is not None:
-            break
-    assert record["winner"] is not None, "no random game was won: the test checked nothing"
+            return totals, record
+    raise AssertionError("no random game was won: the test would check nothing")
+
+
+@pytest.mark.parametrize("variant,n,partnerships", [("setback", 4, True), ("auction", 5, False), ("ten_point", 4, True)])
+def test_game_reward_is_zero_sum_and_goes_to_the_winning_side(variant, n, partnerships):
+    env = make(variant, n, partnerships)
+    totals, record = won_game_rewards(env)
     assert abs(sum(totals.values())) < 1e-9
     winners = {f"player_{s}" for s in record["sides"][record["winner"]]}
     assert all(totals[a] == 1.0 for a in winners)
