@@ -55,7 +55,7 @@ from .infoset import infoset
 from .observer import Observer, LiveTable
 from .record import game_record
 from .render import render_record, render_view
-from .rewards import game_rewards, hand_rewards, relative_rewards, win_bonus as bonus_for
+from .rewards import game_rewards, hand_rewards, relative_rewards, win_bonuses
 from .rules import rules as make_rules
 
 _ENV_OPTIONS = {
@@ -183,20 +183,20 @@ class raw_env(AECEnv):
     def infoset(self, agent: str | None = None) -> dict:
         """What ``agent`` (default: the agent to move) may know now, as the readable plain dict of
         pitch_env/infoset.py: built from public facts and that seat's cards only."""
-        if self.game is None:
-            raise RuntimeError("infoset() needs a game: call env.reset() first")
-        if agent is None:
-            seat = self.game.current_seat
-        elif agent in self.agent_name_mapping:
-            seat = self.agent_name_mapping[agent]
-        else:
-            raise ValueError(f"unknown agent {agent!r}: use one of {', '.join(self.possible_agents)}")
-        return infoset(self.game, seat)
+        return infoset(self.game, self._seat_of(agent, "infoset"))
 
     def info_state(self, agent: str | None = None):
         """What ``agent`` (default: the agent to move) may know now, as ints (pitch_env/infostate.py)."""
-        seat = self.game.current_seat if agent is None else self.agent_name_mapping[agent]
-        return self.game.info_state(seat)
+        return self.game.info_state(self._seat_of(agent, "info_state"))
+
+    def _seat_of(self, agent: str | None, caller: str) -> int:
+        if self.game is None:
+            raise RuntimeError(f"{caller}() needs a game: call env.reset() first")
+        if agent is None:
+            return self.game.current_seat
+        if agent in self.agent_name_mapping:
+            return self.agent_name_mapping[agent]
+        raise ValueError(f"unknown agent {agent!r}: use one of {', '.join(self.possible_agents)}")
 
     # ---------------------------------------------------------------- AEC API
     def reset(self, seed: int | None = None, options: dict | None = None):
@@ -281,8 +281,7 @@ class raw_env(AECEnv):
         if game.winner is not None and mode == "game":
             self._give(dict(enumerate(game_rewards(self.rules, game.winner))))
         elif game.winner is not None and mode == "relative":
-            side_of = self.rules.side_of
-            self._give({s: bonus_for(game.winner, side_of(s), self.win_bonus) for s in range(self.rules.num_players)})
+            self._give(dict(enumerate(win_bonuses(self.rules, game.winner, self.win_bonus))))
         truncated = game.truncated and self.episode == "game"
         for a in self.agents:
             self.terminations[a] = not truncated

@@ -325,12 +325,15 @@ class Game:
             return [base + c for c in cards_in(self.hands[self.current_seat])]
         return []
 
+    def _dealer_stuck(self) -> bool:
+        """Everybody passed to a dealer who, under ``all_pass="stick_dealer"``, must now bid."""
+        return self.current_seat == self.dealer and self.rules.all_pass == "stick_dealer" and self.high_bid == PASS
+
     def _legal_bids(self) -> list[int]:
         r, lay = self.rules, self.layout
-        seat = self.current_seat
-        is_dealer = seat == self.dealer
+        is_dealer = self.current_seat == self.dealer
         high = self.high_bid
-        stuck = is_dealer and r.all_pass == "stick_dealer" and high == PASS
+        stuck = self._dealer_stuck()
         out = [] if stuck else [0]
         if high != SHOOT:
             lowest = high + 1
@@ -564,7 +567,7 @@ class Game:
     def _why_bid_illegal(self, index: int) -> str:
         r, seat = self.rules, self.current_seat
         high = self.high_bid
-        stuck = seat == self.dealer and r.all_pass == "stick_dealer" and high == PASS
+        stuck = self._dealer_stuck()
         if index == 0:
             return f"everybody passed, so the dealer is stuck and must bid at least {max(r.stick_min, r.min_bid)}" if stuck else \
                 "you may not pass now"
@@ -572,7 +575,7 @@ class Game:
             return "a shoot has been bid and nothing tops it: pass"
         if index == self.layout.shoot:
             return "only the dealer may shoot the moon" if r.shoot == "dealer_double" else "you may not shoot now"
-        bid = r.min_bid + index - 1
+        bid = bid_value(r, index)
         if stuck:
             return f"the dealer is stuck and must bid at least {max(r.stick_min, r.min_bid)}"
         if seat == self.dealer and r.dealer_may_steal:

@@ -49,3 +49,8 @@ def win_bonus(winner: int | None, side: int, bonus: float) -> float:
     if winner is None:
         return 0.0
     return bonus if winner == side else -bonus
+
+
+def win_bonuses(rules: Rules, winner: int | None, bonus: float) -> list[float]:
+    """``win_bonus`` of each seat's side, by seat."""
+    return [win_bonus(winner, rules.side_of(s), bonus) for s in range(rules.num_players)]

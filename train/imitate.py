@@ -27,13 +27,13 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from pitch_env.canonical import shown_action
 from pitch_env.engine import Game
 from pitch_env.loop import play
+from pitch_env.policy_input import hint_size, policy_input
 from pitch_env.rewards import hand_scale, relative_reward, win_bonus as bonus_for
 
 from .config import ConfigError
-from pitch_env.canonical import shown_action
-from pitch_env.policy_input import hint_size, policy_input
 from .hint import engine_hint
 from .opponents import AgentOpponent, EngineHeuristic, make_agent
 

@@ -22,7 +22,6 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMoni
 
 from pitch_env.actions import ActionLayout
 from pitch_env.observer import LAYOUT_VERSION, Observer
-
 from pitch_env.policy import WEIGHTS_FILE, PolicyMLP, atomic_write, make_card, make_transform, read_policy, save_policy
 from pitch_env.policy_input import hint_size
 

@@ -13,9 +13,10 @@ import sys
 import time
 from pathlib import Path
 
+from pitch_env.policy import WEIGHTS_FILE, atomic_write, load_policy
+
 from .config import load_config
 from .evaluate import compare, table
-from pitch_env.policy import WEIGHTS_FILE, atomic_write, load_policy
 
 
 def write_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: int, workers: int, seed: int) -> str:

@@ -11,15 +11,16 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 
-from pitch_env.engine import BID, PASS, Game
+from pitch_env.engine import BID, PASS, Game, bid_value
 from pitch_env.loop import play
 from pitch_env.observer import LiveTable, Observer
-from pitch_env.rewards import hand_scale, relative_reward, win_bonus
-
+from pitch_env.policy import PolicyMLP
 from pitch_env.policy_input import hint_size, policy_input
+from pitch_env.rewards import hand_scale, relative_reward, win_bonus
+from pitch_env.scoring import SHOOT
+
 from .hint import engine_hint
 from .opponents import OpponentPool
-from pitch_env.policy import PolicyMLP
 
 
 class SelfPlayEnv(gym.Env):
@@ -114,10 +115,10 @@ class SelfPlayEnv(gym.Env):
     def _count_bid(self, action: int) -> None:
         st = self._stats
         st["bid_turns"] += 1
-        if action != PASS:
+        bid = bid_value(self.rules, action)
+        if bid != PASS:
             st["bids"] += 1
-            shoot = self.game.layout.shoot
-            st["bid_sum"] += self.rules.max_bid + 1 if action == shoot else self.rules.min_bid + action - 1
+            st["bid_sum"] += self.rules.max_bid + 1 if bid == SHOOT else bid  # shoot counts one above the top bid
 
     def _observe(self) -> np.ndarray:
         g = self.game
