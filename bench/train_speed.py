@@ -1,8 +1,12 @@
-"""Training speed: MaskablePPO steps/s on the self-play env vs on a trivial env of the same sizes.
+"""Training speed, side by side in one run: learner steps/s (decisions trained on per second of
+rollout and update) of the batched trainer (``trainer: fast``, train/fast.py) at several worker
+counts, of the SB3 path (MaskablePPO on the self-play env, DummyVecEnv and SubprocVecEnv), and of
+MaskablePPO on a trivial env of the same sizes, all with the config's network and PPO settings.
 
 The trivial env returns a constant observation of the same size and a fixed legal mask, so its
-figure is the learner's own cost (rollout inference + PPO updates); the ratio is the env's overhead.
-Run: ``python -m bench.train_speed [--config configs/quick.yaml] [--steps 16384]``.
+figure is MaskablePPO's own cost (rollout inference + PPO updates). The SB3 path runs as today's
+configs do (``num_envs`` 2, ``n_steps`` 1024, one torch thread); the fast path runs the config as it is.
+Run: ``python -m bench.train_speed [--config configs/setback_scratch.yaml] [--steps 65536] [--workers 0 1 2]``.
 """
 
 from __future__ import annotations
@@ -61,42 +65,80 @@ def main(argv=None) -> None:
     from train.loop import RunDir, add_snapshot, export_policy, make_vec_env, new_model
 
     p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--config", default="configs/quick.yaml")
-    p.add_argument("--steps", type=int, default=16384)
+    p.add_argument("--config", default="configs/setback_scratch.yaml")
+    p.add_argument("--steps", type=int, default=65536, help="learner steps timed per measurement (fast path)")
+    p.add_argument("--sb3-steps", type=int, default=16384, help="learner steps timed per measurement (SB3 paths)")
+    p.add_argument("--workers", type=int, nargs="+", default=[0, 1, 2], help="worker counts of the fast path")
     p.add_argument("--rounds", type=int, default=3, help="alternating rounds; medians reported (the cores are shared)")
     args = p.parse_args(argv)
-    cfg = load_config(args.config)
+    fast_cfg = load_config(args.config, ["trainer=fast"])
+    cfg = load_config(args.config, ["trainer=sb3", "workers=0", "mirror=0", "num_envs=2", "n_steps=1024",
+                                    "torch_threads=1"])
     torch.set_num_threads(cfg.torch_threads)
     rules = cfg.resolved_rules()
     action_size = ActionLayout(rules).size
     obs_size = Observer(rules).size + hint_size(cfg.hint, action_size)  # what the network reads
-    print(f"{cfg.variant}: observation {obs_size}, actions {action_size}, {cfg.num_envs} envs, "
-          f"n_steps {cfg.n_steps}, hidden {cfg.hidden}, opponents {cfg.opponents}")
+    print(f"{cfg.variant}: observation {obs_size}, actions {action_size}, hidden {cfg.hidden}, n_epochs "
+          f"{cfg.n_epochs}, batch_size {cfg.batch_size}, opponents {cfg.opponents}; fast path: "
+          f"{fast_cfg.num_envs} games, rollouts of {fast_cfg.n_steps * fast_cfg.num_envs}, mirror "
+          f"{fast_cfg.mirror}, {fast_cfg.torch_threads} torch threads")
 
     def trivial():
+        torch.set_num_threads(cfg.torch_threads)
         return measure(cfg, VecMonitor(DummyVecEnv([lambda: TrivialEnv(obs_size, action_size)] * cfg.num_envs)),
-                       args.steps)
+                       args.sb3_steps)
 
     def selfplay(kind):
+        torch.set_num_threads(cfg.torch_threads)
         cfg.vec_env = kind
         venv = make_vec_env(cfg)
         try:
             with tempfile.TemporaryDirectory() as tmp:
                 add_snapshot(venv, RunDir(tmp), export_policy(new_model(cfg, venv), cfg), cfg, 0)
-                return measure(cfg, venv, args.steps)
+                return measure(cfg, venv, args.sb3_steps)
         finally:
             venv.close()
 
-    runs = {"trivial": [], "dummy": [], "subproc": []}
+    runs = {f"fast, {w} workers": [] for w in args.workers}
+    runs.update({"sb3 dummy": [], "sb3 subproc": [], "sb3 trivial env": []})
     for r in range(args.rounds):  # alternate, so a change in the machine's load hits every kind
-        runs["trivial"].append(trivial())
-        runs["dummy"].append(selfplay("dummy"))
-        runs["subproc"].append(selfplay("subproc"))
-        print(f"round {r + 1}: " + ", ".join(f"{k} {v[-1]:.0f}" for k, v in runs.items()))
+        for w in args.workers:
+            runs[f"fast, {w} workers"].append(measure_fast(fast_cfg, w, args.steps))
+        runs["sb3 trivial env"].append(trivial())
+        runs["sb3 dummy"].append(selfplay("dummy"))
+        runs["sb3 subproc"].append(selfplay("subproc"))
+        print(f"round {r + 1}: " + ", ".join(f"{k} {v[-1]:.0f}" for k, v in runs.items()), flush=True)
     med = {k: statistics.median(v) for k, v in runs.items()}
-    print(f"trivial env (DummyVecEnv):   {med['trivial']:8.0f} steps/s (median of {args.rounds})")
-    for kind in ("dummy", "subproc"):
-        print(f"self-play env ({kind:7s}):   {med[kind]:8.0f} steps/s  ({100 * med[kind] / med['trivial']:.0f}% of trivial)")
+    base = med["sb3 dummy"]
+    print(f"\n| path | learner steps/s (median of {args.rounds}) | vs SB3 DummyVecEnv |\n|---|---|---|")
+    for k, v in med.items():
+        print(f"| {k} | {v:,.0f} | {v / base:.2f}× |")
+
+
+def measure_fast(cfg, workers: int, steps: int) -> float:
+    """The fast path's learner steps/s: rollouts and updates as ``train.fast.learn`` runs them, after
+    one warm-up rollout and update (the games' long random start is part of every measurement)."""
+    import dataclasses
+
+    from train import fast
+    from train.loop import export_policy, new_model
+
+    cfg = dataclasses.replace(cfg, workers=workers)
+    torch.set_num_threads(cfg.torch_threads)
+    model = new_model(cfg, fast.spaces_venv(cfg))
+    collector = fast.Collector(cfg)
+    try:
+        collector.add_snapshot(export_policy(model, cfg).layers, cfg.activation)
+        target = cfg.n_steps * cfg.num_envs
+        fast.ppo_update(model, collector.collect(model, target), cfg)
+        done, t0 = 0, time.perf_counter()
+        while done < steps:
+            data = collector.collect(model, target)
+            fast.ppo_update(model, data, cfg)
+            done += len(data)
+        return done / (time.perf_counter() - t0)
+    finally:
+        collector.close()
 
 
 if __name__ == "__main__":

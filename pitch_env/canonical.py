@@ -86,3 +86,42 @@ class SuitCanonical:
 def shown_action(act_src: np.ndarray | None, action: int) -> int:
     """Where the network sees real ``action`` under the permutation ``act_src`` of ``apply`` (None: as is)."""
     return action if act_src is None else int((act_src == action).argmax())
+
+
+class BatchCanonical:
+    """``SuitCanonical.apply`` over a batch of rows at once (the batched trainer, train/fast.py): the
+    same permutation per row, found with array operations instead of one Python call per row."""
+
+    def __init__(self, single: SuitCanonical):
+        perms = list(permutations(range(4)))
+        self.obs_src = np.stack([single._obs_src[p] for p in perms])  # [24, obs]
+        self.act_src = np.stack([single._act_src[p] for p in perms])  # [24, actions]
+        self.act_dst = np.argsort(self.act_src, axis=1)  # real action -> where the network sees it
+        code = np.full(256, -1, np.int64)  # perm as base-4 digits -> its index in perms
+        for i, p in enumerate(perms):
+            code[sum(slot * 4 ** suit for suit, slot in enumerate(p))] = i
+        self._code = code
+        self._trump_id = np.array([perms.index(single._trump_first[t]) for t in range(4)])
+        self._hand, self._trump = single._hand, single._trump
+
+    def ids(self, obs: np.ndarray) -> np.ndarray:
+        """The permutation index of each row (what ``SuitCanonical.permutation`` gives for it)."""
+        n = len(obs)
+        trump = obs[:, self._trump:self._trump + 4]
+        hand = obs[:, self._hand:self._hand + 52].reshape(n, 4, 13)
+        has = hand.any(2)
+        top = np.where(has, 12 - np.argmax(hand[:, :, ::-1], axis=2), -1)
+        key = hand.sum(2) * 64 + top * 4 - _SUITS
+        order = np.argsort(-key, axis=1, kind="stable")  # order[slot] = suit
+        perm = np.argsort(order, axis=1)  # perm[suit] = slot
+        ids = self._code[(perm * (4 ** _SUITS)).sum(1)]
+        trumped = trump.any(1)
+        if trumped.any():
+            ids[trumped] = self._trump_id[np.argmax(trump[trumped], axis=1)]
+        return ids
+
+    def apply(self, obs: np.ndarray, mask: np.ndarray):
+        """(canonical obs, canonical mask, ids): row i's network action a is real ``act_src[ids[i], a]``."""
+        ids = self.ids(obs)
+        rows = np.arange(len(obs))[:, None]
+        return obs[rows, self.obs_src[ids]], mask[rows, self.act_src[ids]], ids

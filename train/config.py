@@ -34,7 +34,11 @@ class TrainConfig:
     seed: int = 0  # seeds torch, numpy, the deals and the opponent draws
     run_name: str = ""  # folder under runs_dir; empty: the config file's name and the start time
     runs_dir: str = "runs"  # where runs (TensorBoard, checkpoints, resolved config) are written
-    num_envs: int = 2  # self-play games played side by side
+    trainer: Literal["sb3", "fast"] = "sb3"  # sb3: MaskablePPO on the self-play env; fast: the batched trainer (train/fast.py)
+    num_envs: int = 2  # self-play games played side by side (fast: in lockstep, over all workers)
+    workers: int = 0  # fast: processes stepping the games (0: the learner's own process)
+    overlap: bool = False  # fast, workers >= 1: the workers play the next rollout (one update behind) during the update
+    mirror: float = 0.0  # fast: share of games whose every side the learner plays (all their decisions train it)
     vec_env: Literal["dummy", "subproc"] = "dummy"  # dummy: one process (faster here, see docs); subproc: one per env
     torch_threads: int = 1  # torch CPU threads for the learner's updates
     # ----- the reward
@@ -141,7 +145,7 @@ def make_config(values: dict[str, Any], source: str = "config") -> TrainConfig:
 # (key, lowest, highest) for every int field; highs are far past any useful value but keep memory and
 # arithmetic sane (numpy seeds must fit 32 bits)
 _INT_RANGES = (
-    ("total_steps", 1, 10**10), ("seed", 0, 2**32 - 1), ("num_envs", 1, 256), ("torch_threads", 1, 1024),
+    ("total_steps", 1, 10**10), ("seed", 0, 2**32 - 1), ("num_envs", 1, 4096), ("workers", 0, 256), ("torch_threads", 1, 1024),
     ("n_steps", 1, 10**7), ("batch_size", 1, 10**7), ("n_epochs", 1, 10_000),
     ("imitate_decisions", 1, 10**9), ("imitate_epochs", 1, 10_000), ("imitate_bids", 0, 10**9),
     ("imitate_workers", 1, 256), ("snapshot_every", 1, 10**10), ("snapshot_pool", 1, 10_000),
@@ -154,6 +158,7 @@ _FLOAT_RANGES = (
     ("clip_range", lambda x: 0 < x <= 10, "in (0, 10]"), ("ent_coef", lambda x: 0 <= x <= 100, "in [0, 100]"),
     ("vf_coef", lambda x: 0 <= x <= 100, "in [0, 100]"), ("max_grad_norm", lambda x: 0 < x <= 1e6, "in (0, 1e6]"),
     ("win_bonus", lambda x: -1e6 <= x <= 1e6, "a finite number in [-1e6, 1e6]"),
+    ("mirror", lambda x: 0 <= x <= 1, "in [0, 1]"),
 )
 RUN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+=-]{0,127}")  # one plain folder name: never '..', '/' or absolute
 
@@ -178,6 +183,21 @@ def _check_ranges(cfg: TrainConfig, source: str) -> None:
     if cfg.imitate_bids and not cfg.imitate:
         raise ConfigError(f"key 'imitate_bids' in {source} records the bids of the 'imitate' agent, but 'imitate' "
                           f"is empty: name the teacher (e.g. imitate: pimc:12:8) or drop imitate_bids")
+    if cfg.trainer == "sb3":
+        for key, default in (("workers", 0), ("mirror", 0.0), ("overlap", False)):
+            if getattr(cfg, key) != default:
+                raise bad(key, getattr(cfg, key), "it applies only to trainer: fast (the SB3 path runs its envs "
+                                                  "with vec_env, and its opponents are frozen snapshots); set "
+                                                  "trainer: fast or drop it")
+        if cfg.num_envs > 256:
+            raise bad("num_envs", cfg.num_envs, "the SB3 path runs at most 256 envs (each one a Python env); "
+                                                "use trainer: fast for more games side by side")
+    if cfg.overlap and cfg.workers == 0:
+        raise bad("overlap", cfg.overlap, "overlap needs workers >= 1 (the games run beside the update); set "
+                                          "workers or drop overlap")
+    if cfg.workers > cfg.num_envs:
+        raise bad("workers", cfg.workers, f"give at most num_envs ({cfg.num_envs}) workers: each steps a share of "
+                                          f"the games")
     if not cfg.hidden or len(cfg.hidden) > 16 or not all(1 <= h <= 8192 for h in cfg.hidden):
         raise bad("hidden", cfg.hidden, "give 1 to 16 layer widths, each from 1 to 8192, e.g. [256, 256]")
     weights = list(cfg.opponents.values())

@@ -25,6 +25,7 @@ from pitch_env.observer import LAYOUT_VERSION, Observer
 from pitch_env.policy import WEIGHTS_FILE, PolicyMLP, atomic_write, make_card, make_transform, read_policy, save_policy
 from pitch_env.policy_input import hint_size
 
+from . import fast as fast_path
 from . import resume as ckpt
 from .config import ConfigError, TrainConfig, load_config, load_resume_config, save_yaml, to_dict
 from .opponents import OpponentPool
@@ -386,34 +387,48 @@ def train(cfg: TrainConfig | None = None, config_path=None, overrides=(), resume
     np.random.seed(cfg.seed)
     torch.manual_seed(cfg.seed)
     with StopFlag() as stop:
-        venv = make_vec_env(cfg)
+        fast = cfg.trainer == "fast"
+        venv = make_vec_env(cfg) if not fast else fast_path.spaces_venv(cfg)
+        collector = None
         try:
             model = new_model(cfg, venv)
             found = ckpt.current(run.path)
             if found is not None:
                 state = ckpt.load_trainer(found, model)
-                for path in sorted(run.snapshots.glob("*.safetensors"))[-cfg.snapshot_pool:]:
-                    policy, _ = read_policy(path)
-                    venv.env_method("add_snapshot", policy.layers, policy.activation)
-                venv.seed(cfg.seed + 7919 * (1 + model.num_timesteps))  # other deals than the first session's
                 state["wall_time_before"] = state.get("wall_time", 0.0)
             else:
                 state = {"next_snapshot": cfg.snapshot_every, "next_checkpoint": cfg.checkpoint_every,
                          "next_eval": cfg.eval_every or cfg.total_steps + 1, "last_eval": -1, "wall_time_before": 0.0}
+            # a resumed run deals other games than the first session's
+            salt = 7919 * (1 + model.num_timesteps) if found is not None else 0
+            if fast:
+                collector = fast_path.Collector(cfg, salt)
+            pools = venv if not fast else fast_path.Pools(collector)  # who receives the snapshots
+            if found is not None:
+                for path in sorted(run.snapshots.glob("*.safetensors"))[-cfg.snapshot_pool:]:
+                    policy, _ = read_policy(path)
+                    pools.env_method("add_snapshot", policy.layers, policy.activation)
+                if not fast:
+                    venv.seed(cfg.seed + salt)
+            else:
                 try:
                     if cfg.imitate or cfg.imitate_data:
                         state["imitation"] = warm_start(cfg, model, run, stop, show_progress)
                 except Interrupted:
                     raise RunInterrupted(f"interrupted while warming up; the recorded chunks are kept in {run.imitate}: "
                                          f"continue with --resume {run.path}") from None
-                add_snapshot(venv, run, export_policy(model, cfg), cfg, 0)  # the pool's "self" needs a learner
+                add_snapshot(pools, run, export_policy(model, cfg), cfg, 0)  # the pool's "self" needs a learner
             callback = Progress(cfg, run, state, cfg.total_steps, show_progress, started, stop)
             if found is None:
                 callback.init_callback(model)
                 callback.checkpoint(0)  # the warm start is never done twice
             steps = model.num_timesteps
             model.set_logger(tensorboard_logger(run, steps))
-            if cfg.total_steps > steps and not stop:
+            if fast:
+                callback.init_callback(model)
+                callback.trained = fast_path.learn(model, cfg, run, state, callback, collector, pools, stop,
+                                                   show_progress)
+            elif cfg.total_steps > steps and not stop:
                 model.learn(cfg.total_steps - steps, callback=callback, reset_num_timesteps=False, progress_bar=False)
             else:
                 callback.init_callback(model)
@@ -427,5 +442,7 @@ def train(cfg: TrainConfig | None = None, config_path=None, overrides=(), resume
             if callback.trained - state.get("last_eval", -1) >= cfg.n_steps * cfg.num_envs:
                 callback.evaluate(callback.trained)
         finally:
+            if collector is not None:
+                collector.close()
             venv.close()
     return run.path

@@ -1,0 +1,178 @@
+"""The batched trainer (train/fast.py): its batched inputs are the env's, its rollouts hold only legal,
+complete, correctly credited decisions, its update is MaskablePPO's loss, and a run trains, resumes,
+exports a playable policy and refuses keys that belong to the other path."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+import agents
+import pitch_env
+from pitch_env.canonical import BatchCanonical, SuitCanonical
+from pitch_env.engine import OVER, Game
+from pitch_env.observer import Observer
+from pitch_env.policy_input import policy_input
+from train import fast
+from train.config import ConfigError, load_config
+from train.loop import new_model, train
+
+TINY = ["trainer=fast", "num_envs=8", "n_steps=32", "batch_size=128", "n_epochs=1", "hidden=[32, 32]",
+        "total_steps=1024", "snapshot_every=256", "checkpoint_every=512", "eval_every=0", "eval_games=2",
+        "eval_opponents=[random]", "opponents={self: 1, random: 1, heuristic: 1}", "mirror=0.3"]
+PRESETS = [("setback", {}), ("setback", {"num_players": 3}), ("auction", {"num_players": 5}), ("ten_point", {})]
+
+
+@pytest.mark.parametrize("variant,options", PRESETS)
+def test_batched_inputs_are_the_single_decision_inputs_row_for_row(variant, options):
+    """BatchCanonical and the batched hint give, row by row, what policy_input gives one decision."""
+    from pitch_env.actions import ActionLayout
+    from train.hint import engine_hint
+
+    rules = pitch_env.rules(variant, **options)
+    size = ActionLayout(rules).size
+    ob = Observer(rules)
+    single = SuitCanonical(rules)
+    cfg = load_config(None, [f"variant={variant}", f"rules={options or {}}", "hint=heuristic", "trainer=fast"])
+    lock = fast.Lockstep(cfg, 1, 0)
+    rng = np.random.default_rng(1)
+    obs, masks, games = [], [], []
+    for k in range(6):
+        g = Game(rules, seed=k)
+        while g.phase != OVER:
+            mask = np.zeros(size, bool)
+            mask[g.legal_actions()] = True
+            obs.append(ob.encode(g, g.current_seat))
+            masks.append(mask)
+            games.append(g.clone())
+            legal = g.legal_actions()
+            g.apply(legal[int(rng.integers(len(legal)))])
+    x, m, ids = lock._inputs(np.stack(obs), np.stack(masks), games)
+    assert len(set(ids.tolist())) > 1  # several suit orders were met
+    for row, (o, mask, g) in enumerate(zip(obs, masks, games)):
+        want_x, want_m, act_src = policy_input(o, mask.astype(np.int8), single, engine_hint(g))
+        assert np.array_equal(x[row], want_x) and np.array_equal(m[row], want_m.astype(bool))
+        assert np.array_equal(BatchCanonical(single).act_src[ids[row]], act_src)
+
+
+def small_cfg(*extra):
+    return load_config(None, [*TINY, *extra])
+
+
+@pytest.mark.parametrize("variant,options", PRESETS)
+def test_rollouts_hold_legal_decisions_of_the_right_size(variant, options):
+    """Every recorded action is legal under its recorded mask (the games apply it checked, too), the
+    rollout holds what was asked for, and the log-probabilities are those of the acting network."""
+    cfg = small_cfg(f"variant={variant}", f"rules={options or {}}")
+    model = new_model(cfg, fast.spaces_venv(cfg))
+    lock = fast.Lockstep(cfg, 8, 3)
+    lock.set_learner(*fast.learner_layers(model))
+    lock.add_snapshot(fast.learner_layers(model)[0], "relu")
+    for _ in range(3):
+        data = lock.collect(300)
+        assert len(data) >= 300 - len(lock.carry["rewards"])
+        assert data.masks[np.arange(len(data)), data.actions].all()
+        with torch.no_grad():
+            latent, _ = model.policy.mlp_extractor(torch.from_numpy(data.obs))
+            logits = model.policy.action_net(latent).masked_fill(~torch.from_numpy(data.masks), -1e8)
+            logp = torch.log_softmax(logits, 1).gather(1, torch.from_numpy(data.actions)[:, None])[:, 0]
+        assert np.allclose(logp.numpy(), data.logp, atol=1e-4)
+        assert np.allclose(data.returns, data.advantages + data.values)
+
+
+def test_gae_runs_to_the_end_of_finished_games_and_bootstraps_running_ones():
+    cfg = small_cfg("gamma=0.9", "gae_lambda=0.5")
+    lock = fast.Lockstep(cfg, 1, 0)
+    n = 5
+    data = {"obs": np.zeros((n, 3), np.float32), "masks": np.ones((n, 2), bool), "actions": np.zeros(n, np.int64),
+            "logp": np.zeros(n, np.float32), "values": np.array([1.0, 2.0, 0.5, 3.0, 4.0], np.float32),
+            "rewards": np.array([0.0, 1.0, -1.0, 0.0, 2.0], np.float32)}
+    out = lock._finish(data, done=[[0, 1]], running=[(0, 1, [2, 3, 4])], stats={})
+    g, lam = 0.9, 0.5
+    d1 = 1.0 - 2.0  # last step of a finished game: no successor
+    d0 = 0.0 + g * 2.0 - 1.0
+    d3 = 0.0 + g * 4.0 - 3.0  # row 4 is the running game's latest decision: its value bootstraps row 3
+    d2 = -1.0 + g * 3.0 - 0.5
+    want = [d0 + g * lam * d1, d1, d2 + g * lam * d3, d3]
+    assert np.allclose(out.advantages, want) and len(out) == 4
+    assert lock.carry["rewards"] == [2.0] and lock.carry["owners"] == [(0, 1)]  # row 4 waits for its successor
+
+
+def test_mirror_games_credit_both_sides_zero_sum_rewards():
+    """With the learner at both sides of two-sided games, every reward credited (relative hand rewards,
+    the ± win bonus) has its opposite at the other side: over all rollouts, and the decisions still
+    carried, they sum to zero."""
+    cfg = small_cfg("rules={num_players: 2}", "mirror=1.0")
+    model = new_model(cfg, fast.spaces_venv(cfg))
+    lock = fast.Lockstep(cfg, 4, 5)
+    lock.set_learner(*fast.learner_layers(model))
+    credited = []
+    original = lock._finish
+
+    def spy(data, done, running, stats):
+        carried = {rows_of[-1] for _, _, rows_of in running}
+        credited.extend(float(r) for k, r in enumerate(data["rewards"]) if k not in carried)
+        return original(data, done, running, stats)
+
+    lock._finish = spy
+    games = sum(lock.collect(400).stats["games"] for _ in range(30))
+    credited.extend(lock.carry["rewards"])
+    assert games >= 4 and sum(1 for r in credited if r != 0) > 20
+    assert abs(sum(credited)) < 1e-3
+
+
+def test_the_update_is_maskable_ppos_loss():
+    """The update's log-probabilities, entropies and values are MaskablePPO's evaluate_actions."""
+    cfg = small_cfg()
+    model = new_model(cfg, fast.spaces_venv(cfg))
+    lock = fast.Lockstep(cfg, 8, 0)
+    lock.set_learner(*fast.learner_layers(model))
+    lock.add_snapshot(fast.learner_layers(model)[0], "relu")
+    data = lock.collect(200)
+    obs, actions = torch.from_numpy(data.obs), torch.from_numpy(data.actions)
+    with torch.no_grad():
+        values, logp, entropy = model.policy.evaluate_actions(obs, actions, action_masks=data.masks)
+        latent_pi, latent_vf = model.policy.mlp_extractor(obs)
+        logits = model.policy.action_net(latent_pi).masked_fill(~torch.from_numpy(data.masks), -1e8)
+        mine = torch.log_softmax(logits, 1)
+    assert torch.allclose(mine.gather(1, actions[:, None])[:, 0], logp, atol=1e-5)
+    assert torch.allclose(-(mine.exp() * mine).sum(1), entropy, atol=1e-5)
+    assert torch.allclose(model.policy.value_net(latent_vf)[:, 0], values[:, 0] if values.dim() == 2 else values)
+    before = [p.detach().clone() for p in model.policy.parameters()]
+    fast.ppo_update(model, data, cfg)
+    assert any(not torch.equal(a, b) for a, b in zip(before, model.policy.parameters()))
+
+
+# ---------------------------------------------------------------- runs, end to end
+@pytest.mark.parametrize("workers,overlap", [(0, False), (2, True)])
+def test_a_fast_run_trains_resumes_and_exports_a_playable_policy(tmp_path, workers, overlap):
+    run = train(overrides=[*TINY, f"workers={workers}", f"overlap={overlap}", f"runs_dir={tmp_path}", "run_name=f"],
+                show_progress=False)
+    state = json.loads((run / "checkpoint" / "state.json").read_text())
+    assert state["steps"] >= 1024
+    assert len(list((run / "snapshots").glob("*.safetensors"))) >= 2
+    train(resume=run, overrides=["total_steps=2048"], show_progress=False)
+    assert json.loads((run / "checkpoint" / "state.json").read_text())["steps"] >= 2048
+    env = pitch_env.env("setback", illegal_action="raise")
+    agent = agents.make(f"checkpoint:{run / 'checkpoint' / 'policy.safetensors'}", env)
+    env.reset(seed=1)
+    for name in env.agent_iter():
+        obs, _, term, trunc, info = env.last()
+        env.step(None if term or trunc else agent.act(obs, info))
+
+
+def test_keys_of_one_path_are_refused_on_the_other():
+    with pytest.raises(ConfigError, match="'mirror'.*only to trainer: fast"):
+        load_config(None, ["mirror=0.5"])
+    with pytest.raises(ConfigError, match="'workers'.*only to trainer: fast"):
+        load_config(None, ["workers=2"])
+    with pytest.raises(ConfigError, match="'overlap'.*needs workers >= 1"):
+        load_config(None, ["trainer=fast", "overlap=true"])
+    with pytest.raises(ConfigError, match="'workers'.*at most num_envs"):
+        load_config(None, ["trainer=fast", "num_envs=2", "workers=3"])
+    with pytest.raises(ConfigError, match="'num_envs'.*at most 256"):
+        load_config(None, ["num_envs=512"])
+    assert load_config(None, ["trainer=fast", "num_envs=512", "workers=2"]).num_envs == 512
