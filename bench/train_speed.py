@@ -72,7 +72,7 @@ def main(argv=None) -> None:
     p.add_argument("--rounds", type=int, default=3, help="alternating rounds; medians reported (the cores are shared)")
     args = p.parse_args(argv)
     fast_cfg = load_config(args.config, ["trainer=fast"])
-    cfg = load_config(args.config, ["trainer=sb3", "workers=0", "mirror=0", "num_envs=2", "n_steps=1024",
+    cfg = load_config(args.config, ["trainer=sb3", "workers=0", "mirror=0", "schedule=[]", "num_envs=2", "n_steps=1024",
                                     "torch_threads=1"])
     torch.set_num_threads(cfg.torch_threads)
     rules = cfg.resolved_rules()
