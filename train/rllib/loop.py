@@ -143,26 +143,22 @@ def export(cfg: TrainConfig, weights: dict) -> PolicyMLP:
 
 def warm_start_weights(cfg: TrainConfig, run: RunDir, stop: StopFlag, show: bool) -> tuple[dict, dict]:
     """The SB3 path's warm start (train/loop.py ``warm_start``: record the teacher, fit MaskablePPO's
-    network to it), its policy and value nets copied into the learner module's layout."""
-    import torch
-
+    network to it), its policy and value nets in the learner module's layout."""
     from .. import fast
     from ..loop import new_model, warm_start
 
     model = new_model(cfg, fast.spaces_venv(cfg))
     info = warm_start(cfg, model, run, stop, show)
-    p = model.policy
+    return sb3_weights(model), info
 
-    def layers(seq, head, name):
-        mods = [m for m in seq if isinstance(m, torch.nn.Linear)] + [head]
-        out = {}
-        for i, m in enumerate(mods):  # the module's Sequential puts an activation between linears: index 2i
-            out[f"{name}.{2 * i}.weight"] = m.weight.detach().cpu().numpy().copy()
-            out[f"{name}.{2 * i}.bias"] = m.bias.detach().cpu().numpy().copy()
-        return out
 
-    return {**layers(p.mlp_extractor.policy_net, p.action_net, "pi"),
-            **layers(p.mlp_extractor.value_net, p.value_net, "vf")}, info
+def sb3_weights(model) -> dict:
+    """MaskablePPO's MlpPolicy (separate policy and value MLPs) as the learner module's state."""
+    from ..fast import learner_layers
+    from .modules import policy_state
+
+    pi, vf = learner_layers(model)
+    return {**policy_state(pi, "pi"), **policy_state(vf, "vf")}
 
 
 # ---------------------------------------------------------------------- the run
@@ -321,6 +317,8 @@ def learn(cfg: TrainConfig, r: Run, league, stop: StopFlag, show: bool) -> None:
 
 def resume(cfg: TrainConfig, run: RunDir, algo, found: Path) -> dict:
     """Load the run's own checkpoint (train/rllib/checkpoint.py) and snapshots into the fresh algorithm."""
+    from .modules import policy_state
+
     name, fresh_opt = optimizer_state(algo)
     state, weights, opt = rl_ckpt.load_trainer(found, learner_state(algo), fresh_opt)
     set_learner(algo, weights, (name, opt))
@@ -339,6 +337,5 @@ def resume(cfg: TrainConfig, run: RunDir, algo, found: Path) -> dict:
         if policy.shape != shape or policy.activation != cfg.activation:
             raise ckpt.ResumeError(f"snapshot {str(path)!r} is a {policy.shape} {policy.activation} network, but this "
                                    f"run's learner is {shape} {cfg.activation}; delete it to resume")
-        league.freeze(algo, {f"pi.{2 * i}.{part}": t for i, (w, b) in enumerate(policy.layers)
-                             for part, t in (("weight", w), ("bias", b))})
+        league.freeze(algo, policy_state(policy.layers))
     return state

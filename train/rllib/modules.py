@@ -98,6 +98,12 @@ def policy_layers(state: dict) -> list[tuple[np.ndarray, np.ndarray]]:
             for i in idx]
 
 
+def policy_state(layers, net: str = "pi") -> dict:
+    """The inverse of ``policy_layers``: (weight, bias) pairs as a module state (linear i is ``net.{2i}``,
+    as ``mlp`` puts an activation between linears)."""
+    return {f"{net}.{2 * i}.{part}": t for i, (w, b) in enumerate(layers) for part, t in (("weight", w), ("bias", b))}
+
+
 def parameter_order(names) -> list[str]:
     """Tensor names in the order of ``module.parameters()`` (the policy net, then the value net, layer by
     layer, weight before bias): the order of the optimizer's parameter indices. State dicts that pass
