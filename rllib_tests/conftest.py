@@ -12,7 +12,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 # The smallest run that exercises everything: a few iterations of small batches, a small network.
 TINY = ["backend=rllib", "hidden=[64, 64]", "n_steps=256", "num_envs=2", "batch_size=256", "n_epochs=2",
         "snapshot_every=500", "snapshot_pool=3", "checkpoint_every=1000", "eval_every=0", "eval_games=10",
-        "opponents={self: 0.4, heuristic: 0.4, random: 0.2}", "mirror=0.2"]
+        "opponents={self: 0.4, heuristic: 0.4, random: 0.2}", "mirror=0.2", "envs_per_env_runner=2"]
 
 
 @pytest.fixture(scope="session", autouse=True)

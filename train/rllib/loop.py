@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import os
+import signal
 import time
 from functools import partial
 from pathlib import Path
@@ -38,10 +39,17 @@ def connect(cfg: TrainConfig) -> bool:
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no usage report sent home
     if cfg.ray_address:
         ray.init(address=cfg.ray_address, logging_level="WARNING")
-    else:
-        cores = max(os.cpu_count() or 1, cfg.num_env_runners + cfg.num_learners)
+        return True
+    cores = max(os.cpu_count() or 1, cfg.num_env_runners + cfg.num_learners)
+    # Ray's processes are started with SIGINT blocked (children inherit the mask): a Ctrl-C in the terminal
+    # reaches the whole process group, and would stop the env runners mid-iteration; this way only the
+    # driver hears it, saves a checkpoint and shuts Ray down.
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
         ray.init(num_cpus=cores, include_dashboard=False, object_store_memory=OBJECT_STORE_BYTES,
                  logging_level="WARNING")
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
     return True
 
 
@@ -58,6 +66,7 @@ def build(cfg: TrainConfig, seed: int):
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
     from .env import PitchMultiAgentEnv, env_config
+    from .learner import PitchPPOLearner
     from .league import HEURISTIC, LEARNER, RANDOM, League, Seating, snapshot_id
     from .modules import FrozenPolicy, HeuristicPolicy, LearnerModule, RandomPolicy
 
@@ -79,7 +88,7 @@ def build(cfg: TrainConfig, seed: int):
                      disable_env_checking=True)  # the checker steps random (illegal) actions
         .env_runners(num_env_runners=cfg.num_env_runners, num_envs_per_env_runner=cfg.envs_per_env_runner,
                      num_cpus_per_env_runner=1)
-        .learners(num_learners=cfg.num_learners)
+        .learners(num_learners=cfg.num_learners, learner_class=PitchPPOLearner)
         .multi_agent(policies=set(specs), policies_to_train=[LEARNER],
                      policy_mapping_fn=Seating([rules.side_of(s) for s in range(rules.num_players)], weight, cfg.mirror))
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
@@ -246,10 +255,11 @@ def train(cfg: TrainConfig, run: RunDir, started: float, show_progress: bool) ->
     from torch.utils.tensorboard import SummaryWriter
 
     torch.set_num_threads(cfg.torch_threads)
-    ours = connect(cfg)
     algo = writer = None
-    with StopFlag() as stop:  # entered after ray.init, so its handlers are the driver's
+    ours = False
+    with StopFlag() as stop:
         try:
+            ours = connect(cfg)
             found = ckpt.current(run.path)
             salt = 0
             if found is not None:  # a resumed run deals other games than the first session's
