@@ -3,7 +3,6 @@
 import numpy as np
 import pytest
 
-import agents
 import pitch_env
 from agents.base import turns
 from agents.heuristic import HeuristicAgent

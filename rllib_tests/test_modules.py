@@ -2,7 +2,6 @@
 
 import collections
 
-import gymnasium as gym
 import numpy as np
 import pytest
 import torch

@@ -101,3 +101,66 @@ def test_resume_never_unpickles_what_a_crafted_run_directory_holds(run, tmp_path
     with pytest.raises(ConfigError, match="learner/pi.0.weight"):
         train(resume=copy, overrides=["num_env_runners=0"], show_progress=False)
     assert not sentinel.exists()
+
+
+def test_ctrl_c_to_the_whole_process_group_saves_a_checkpoint_and_leaves_no_ray_behind(tmp_path):
+    """A terminal's Ctrl-C reaches every process of its group: the local Ray started by the run must not
+    die mid-iteration, the driver saves a checkpoint, shuts Ray down and exits with 130."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    cmd = [sys.executable, "-m", "pitch_cli", "train", "--set", *TINY, "num_env_runners=1", "total_steps=10000000",
+           "checkpoint_every=500", f"runs_dir={tmp_path}", "run_name=c", "--no-progress"]
+    proc = subprocess.Popen(cmd, cwd=Path(__file__).resolve().parent.parent, start_new_session=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    link = tmp_path / "c" / "checkpoint"
+    try:
+        deadline = time.monotonic() + 600
+        while time.monotonic() < deadline and proc.poll() is None:
+            if link.is_symlink() and json.loads((link / "state.json").read_text())["steps"] > 0:
+                break
+            time.sleep(0.5)
+        group = proc.pid
+        os.killpg(group, signal.SIGINT)
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130 and "continue with --resume" in err, err[-2000:]
+    assert json.loads((link / "state.json").read_text())["steps"] > 0
+    time.sleep(5)
+    ps = subprocess.run(["ps", "-eo", "pgid=,cmd="], capture_output=True, text=True).stdout.splitlines()
+    left = [line for line in ps if line.split(None, 1)[0] == str(group)]
+    assert not [line for line in left if "raylet" in line or "gcs_server" in line], left
+
+
+def test_a_snapshot_reaches_the_env_runners_after_the_learners_update_was_synced():
+    """RLlib's weight sync skips weights whose sequence number a runner has seen; the league's snapshots
+    must land all the same, in the next slot, and the mapping function must see how many slots are filled."""
+    import numpy as np
+
+    from train.config import load_config
+    from train.rllib import league as league_module
+    from train.rllib.loop import build, league_of
+
+    cfg = load_config(None, [*TINY, "num_env_runners=1", "n_steps=64"])
+    algo = build(cfg, 0)
+    try:
+        league = league_of(algo)
+        for slot in (0, 1):
+            algo.train()  # an update, synced to the runner with a new sequence number
+            league.snapshot(algo)
+            want = league_module.learner_policy_state(algo)
+            got = algo.env_runner_group.foreach_env_runner(
+                lambda er, s=slot: er.module[league_module.snapshot_id(s)].get_state(), local_env_runner=False)[0]
+            assert set(got) == set(want)
+            for k in want:
+                np.testing.assert_array_equal(got[k], want[k])
+            filled = algo.env_runner_group.foreach_env_runner(lambda er: league_module._filled[0],
+                                                              local_env_runner=False)
+            assert filled == [slot + 1]
+    finally:
+        algo.stop()

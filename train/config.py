@@ -196,9 +196,10 @@ def _check_ranges(cfg: TrainConfig, source: str) -> None:
     if cfg.trainer == "sb3":
         for key, default in (("workers", 0), ("mirror", 0.0), ("overlap", False)):
             if getattr(cfg, key) != default and not (key == "mirror" and cfg.backend == "rllib"):
-                raise bad(key, getattr(cfg, key), "it applies only to trainer: fast (the SB3 path runs its envs "
-                                                  "with vec_env, and its opponents are frozen snapshots); set "
-                                                  "trainer: fast or drop it")
+                where = "trainer: fast or backend: rllib" if key == "mirror" else "trainer: fast"
+                raise bad(key, getattr(cfg, key), f"it applies only to {where} (the SB3 path runs its envs "
+                                                  f"with vec_env, and its opponents are frozen snapshots); set "
+                                                  f"{where} or drop it")
         if cfg.num_envs > 256:
             raise bad("num_envs", cfg.num_envs, "the SB3 path runs at most 256 envs (each one a Python env); "
                                                 "use trainer: fast for more games side by side")

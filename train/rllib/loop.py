@@ -17,13 +17,25 @@ import time
 from functools import partial
 from pathlib import Path
 
+import ray
+from ray.rllib.algorithms.ppo import PPOConfig
+from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, LEARNER_RESULTS, NUM_ENV_STEPS_SAMPLED, NUM_MODULE_STEPS_SAMPLED
+
 from pitch_env.policy import WEIGHTS_FILE, PolicyMLP, read_policy, save_policy
 
 from .. import resume as ckpt
 from ..config import TrainConfig
-from ..loop import RunDir, RunInterrupted, _tag, maybe_bar, policy_card
+from ..evaluate import evaluate_policy
+from ..fast import learner_layers, spaces_venv
+from ..loop import RunDir, RunInterrupted, _tag, maybe_bar, new_model, policy_card, warm_start
 from ..stop import Interrupted, StopFlag
 from . import checkpoint as rl_ckpt
+from .env import PitchMultiAgentEnv, env_config
+from .league import HEURISTIC, LEARNER, RANDOM, League, Seating, snapshot_id
+from .learner import PitchPPOLearner
+from .modules import FrozenPolicy, HeuristicPolicy, LearnerModule, RandomPolicy, policy_layers, policy_state
 
 OBJECT_STORE_BYTES = 512 << 20  # a local Ray's shared memory: batches of a few MB pass through it
 
@@ -32,8 +44,6 @@ OBJECT_STORE_BYTES = 512 << 20  # a local Ray's shared memory: batches of a few 
 def connect(cfg: TrainConfig) -> bool:
     """Join the cluster at ``ray_address``, or start a local Ray with this machine's cores (at least one per
     env runner and learner actor asked for, so none waits for a core); True when this process started it."""
-    import ray
-
     if ray.is_initialized():
         return False
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no usage report sent home
@@ -61,15 +71,6 @@ def train_batch(cfg: TrainConfig) -> int:
 def build(cfg: TrainConfig, seed: int):
     """The PPO algorithm: one shared learner module for every side the learner plays, frozen snapshot,
     heuristic and random modules for the others (train/rllib/league.py), the SB3 path's hyperparameters."""
-    from ray.rllib.algorithms.ppo import PPOConfig
-    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
-    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-
-    from .env import PitchMultiAgentEnv, env_config
-    from .learner import PitchPPOLearner
-    from .league import HEURISTIC, LEARNER, RANDOM, League, Seating, snapshot_id
-    from .modules import FrozenPolicy, HeuristicPolicy, LearnerModule, RandomPolicy
-
     rules = cfg.resolved_rules()
     weight = {k: w for k, w in cfg.opponents.items() if w > 0}
     net = {"hidden": list(cfg.hidden), "activation": cfg.activation}
@@ -104,23 +105,17 @@ def build(cfg: TrainConfig, seed: int):
     return config.build_algo()
 
 
-def league_of(algo):
-    from .league import League
-
+def league_of(algo) -> League:
     return next(c for c in algo.callbacks if isinstance(c, League))
 
 
 # ---------------------------------------------------------------------- weights in and out
 def learner_state(algo) -> dict:
-    from .league import LEARNER
-
     return algo.learner_group.get_weights([LEARNER])[LEARNER]
 
 
 def optimizer_state(algo) -> tuple[str, dict]:
     """(name, torch state dict) of the learner module's optimizer."""
-    from .league import LEARNER
-
     opts = algo.learner_group.get_state(components="learner/optimizer")["learner"]["optimizer"]
     name = next(n for n, o in opts.items() if o["module_id"] == LEARNER)
     return name, opts[name]["state"]
@@ -128,8 +123,6 @@ def optimizer_state(algo) -> tuple[str, dict]:
 
 def set_learner(algo, weights: dict, optimizer: tuple[str, dict] | None = None) -> None:
     """Load the learner's weights (and optimizer) into every learner, then its policy into every env runner."""
-    from .league import LEARNER
-
     state = {"rl_module": {LEARNER: weights}}
     if optimizer is not None:
         state["optimizer"] = {optimizer[0]: {"module_id": LEARNER, "state": optimizer[1]}}
@@ -145,27 +138,19 @@ def _set_module(module_id: str, weights: dict, env_runner) -> None:
 
 
 def export(cfg: TrainConfig, weights: dict) -> PolicyMLP:
-    from .modules import policy_layers
-
     return PolicyMLP(policy_layers(weights), cfg.activation, hint=cfg.hint)
 
 
 def warm_start_weights(cfg: TrainConfig, run: RunDir, stop: StopFlag, show: bool) -> tuple[dict, dict]:
     """The SB3 path's warm start (train/loop.py ``warm_start``: record the teacher, fit MaskablePPO's
     network to it), its policy and value nets in the learner module's layout."""
-    from .. import fast
-    from ..loop import new_model, warm_start
-
-    model = new_model(cfg, fast.spaces_venv(cfg))
+    model = new_model(cfg, spaces_venv(cfg))
     info = warm_start(cfg, model, run, stop, show)
     return sb3_weights(model), info
 
 
 def sb3_weights(model) -> dict:
     """MaskablePPO's MlpPolicy (separate policy and value MLPs) as the learner module's state."""
-    from ..fast import learner_layers
-    from .modules import policy_state
-
     pi, vf = learner_layers(model)
     return {**policy_state(pi, "pi"), **policy_state(vf, "vf")}
 
@@ -200,8 +185,6 @@ class Run:
 
     def evaluate(self, steps: int, stop: StopFlag) -> None:
         """Duplicate-deal tournaments of the exported policy, as the SB3 path's ``Progress.evaluate``."""
-        from ..evaluate import evaluate_policy
-
         policy = export(self.cfg, learner_state(self.algo))
         path = self.run.path / "eval.safetensors"
         save_policy(path, policy, policy_card(self.cfg, policy, steps))
@@ -216,11 +199,6 @@ class Run:
 
     def log(self, result: dict, steps: int, seconds: float) -> float:
         """The iteration's scalars under the SB3 path's names; returns the learner decisions per second."""
-        from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, LEARNER_RESULTS, NUM_ENV_STEPS_SAMPLED, \
-            NUM_MODULE_STEPS_SAMPLED
-
-        from .league import LEARNER
-
         w = self.writer
         er = result.get(ENV_RUNNER_RESULTS, {})
         learner_steps = er.get(NUM_MODULE_STEPS_SAMPLED, {}).get(LEARNER, 0)
@@ -299,8 +277,6 @@ def train(cfg: TrainConfig, run: RunDir, started: float, show_progress: bool) ->
             if algo is not None:
                 algo.stop()
             if ours:
-                import ray
-
                 ray.shutdown()
     return run.path
 
@@ -327,8 +303,6 @@ def learn(cfg: TrainConfig, r: Run, league, stop: StopFlag, show: bool) -> None:
 
 def resume(cfg: TrainConfig, run: RunDir, algo, found: Path) -> dict:
     """Load the run's own checkpoint (train/rllib/checkpoint.py) and snapshots into the fresh algorithm."""
-    from .modules import policy_state
-
     name, fresh_opt = optimizer_state(algo)
     state, weights, opt = rl_ckpt.load_trainer(found, learner_state(algo), fresh_opt)
     set_learner(algo, weights, (name, opt))
