@@ -36,6 +36,7 @@ def measure_rllib(cfg, runners: int, batches: int, iterations: int) -> dict:
             result = algo.train()
             trained.append(result["env_runners"]["num_module_steps_sampled"].get(LEARNER, 0)
                            / (time.perf_counter() - t0))
+        split = cost_split(result["env_runners"], cfg.envs_per_env_runner)
         sampled, learner = [], []
         for _ in range(batches):
             t0 = time.perf_counter()
@@ -48,8 +49,20 @@ def measure_rllib(cfg, runners: int, batches: int, iterations: int) -> dict:
     finally:
         algo.stop()
     return {"runners": runners, "envs": cfg.envs_per_env_runner, "sampled": statistics.median(sampled),
-            "learner": statistics.median(learner),
+            "learner": statistics.median(learner), "split": split,
             "trained": statistics.median(trained)}
+
+
+def cost_split(er: dict, envs: int) -> dict:
+    """RLlib's own timers of one env runner step (mean seconds per call, each call stepping ``envs`` games),
+    as milliseconds per decision: the game, the two connector pipelines, the module's forward pass."""
+    def ms(x) -> float:
+        return 1000.0 * float(x or 0.0) / envs
+
+    return {"game": ms(er.get("env_step_timer")),
+            "env→module": ms(er.get("env_to_module_connector", {}).get("connector_pipeline_timer")),
+            "forward": ms(er.get("rlmodule_inference_timer")),
+            "module→env": ms(er.get("module_to_env_connector", {}).get("connector_pipeline_timer"))}
 
 
 def measure_sb3(cfg, steps: int) -> float:
@@ -117,6 +130,16 @@ def main(argv=None) -> None:
               f"| {r['trained']:,.0f} |")
     if sb3 is not None:
         print(f"| SB3 (MaskablePPO, DummyVecEnv) | – | {cfg.num_envs} | – | – | – | {sb3:,.0f} |")
+    print("\nWhere a sampled decision's time goes, ms (RLlib's timers; 'rest': episode bookkeeping, metrics, "
+          "the sampling loop):\n")
+    print("| env runners | envs each | total | game (env step) | env→module | forward | module→env | rest |")
+    print("|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        total = 1000.0 / (r["sampled"] / max(r["runners"], 1))  # one runner's time per decision
+        sp = r["split"]
+        rest = total - sum(sp.values())
+        print(f"| {r['runners']} | {r['envs']} | {total:.2f} | " + " | ".join(f"{v:.2f}" for v in sp.values())
+              + f" | {rest:.2f} |")
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
-"""The Ray suite (``make rllib-test``, in .venv-rllib): one local Ray for the whole session, so each
-test pays for building its algorithm, not for starting Ray. Outside tests/: ``make test`` never imports Ray."""
+"""The Ray suite (``make rllib-test``, in .venv-rllib): one local Ray per module that trains, so each test
+pays for building its algorithm, not for starting Ray. Outside tests/: ``make test`` never imports Ray."""
 
 import os
 import pathlib
@@ -15,8 +15,10 @@ TINY = ["backend=rllib", "hidden=[64, 64]", "n_steps=256", "num_envs=2", "batch_
         "opponents={self: 0.4, heuristic: 0.4, random: 0.2}", "mirror=0.2", "envs_per_env_runner=2"]
 
 
-@pytest.fixture(scope="session", autouse=True)
-def ray_session():
+@pytest.fixture(scope="module")
+def ray_local():
+    """A local Ray for a module's tests (not for the whole session: test_signals.py starts its own, and two
+    local Rays starting on two busy cores can miss Ray's 30-second start-up limit)."""
     import ray
 
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
