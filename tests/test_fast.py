@@ -156,6 +156,13 @@ def test_a_fast_run_trains_resumes_and_exports_a_playable_policy(tmp_path, worke
     assert len(list((run / "snapshots").glob("*.safetensors"))) >= 2
     train(resume=run, overrides=["total_steps=2048"], show_progress=False)
     assert json.loads((run / "checkpoint" / "state.json").read_text())["steps"] >= 2048
+    if workers == 0:  # the model card names the trainer and the config
+        from train.model_card import write_card
+
+        card = write_card(run, tmp_path / "card", games=2, pimc="pimc:1", pimc_games=0, workers=1, seed=0,
+                          config="configs/setback_scratch.yaml")
+        assert "learned from nothing, batched PPO self-play" in card and "8 games in lockstep" in card
+        assert "pitch train --config configs/setback_scratch.yaml" in card
     env = pitch_env.env("setback", illegal_action="raise")
     agent = agents.make(f"checkpoint:{run / 'checkpoint' / 'policy.safetensors'}", env)
     env.reset(seed=1)
@@ -176,3 +183,37 @@ def test_keys_of_one_path_are_refused_on_the_other():
     with pytest.raises(ConfigError, match="'num_envs'.*at most 256"):
         load_config(None, ["num_envs=512"])
     assert load_config(None, ["trainer=fast", "num_envs=512", "workers=2"]).num_envs == 512
+
+
+def test_a_schedule_changes_its_keys_from_its_step_on_and_is_checked_when_read():
+    from train.config import scheduled
+
+    cfg = load_config(None, ["trainer=fast", "schedule=[{at: 100, learning_rate: 0.0001, opponents: {heuristic: 1}},"
+                                             " {at: 200, ent_coef: 0.001, mirror: 0.5}]"])
+    assert scheduled(cfg, 99) is cfg
+    assert scheduled(cfg, 100).learning_rate == 0.0001 and scheduled(cfg, 100).opponents == {"heuristic": 1}
+    late = scheduled(cfg, 250)
+    assert (late.learning_rate, late.ent_coef, late.mirror, late.opponents) == (0.0001, 0.001, 0.5, {"heuristic": 1})
+    for bad, match in ((["schedule=[{at: 5, hidden: [8]}]"], "changes only learning_rate"),
+                       (["schedule=[{learning_rate: 0.1}]"], "needs 'at'"),
+                       (["schedule=[{at: 9, ent_coef: 1}, {at: 5, ent_coef: 2}]"], "above the entry before"),
+                       (["schedule=[{at: 9, learning_rate: 7}]"], "'learning_rate'.*in \\(0, 1\\]"),
+                       (["schedule=[{at: 9, opponents: {nobody: 1}}]"], "does not build")):
+        with pytest.raises(ConfigError, match=match):
+            load_config(None, ["trainer=fast", *bad])
+    with pytest.raises(ConfigError, match="'schedule'.*only to trainer: fast"):
+        load_config(None, ["schedule=[{at: 9, ent_coef: 0.1}]"])
+
+
+def test_a_scheduled_run_switches_its_opponents_in_the_workers(tmp_path):
+    run = train(overrides=[*TINY, "workers=1", "opponents={random: 1}", "mirror=0", "rules={max_hands: 2}",
+                           "schedule=[{at: 512, opponents: {heuristic: 1}}]", "total_steps=2048", f"runs_dir={tmp_path}",
+                           "run_name=s"],
+                show_progress=False)
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    acc = EventAccumulator(str(run / "tb"))
+    acc.Reload()
+    random_steps = [e.step for e in acc.Scalars("pitch/train_win_rate_vs_random")]
+    heuristic_steps = [e.step for e in acc.Scalars("pitch/train_win_rate_vs_heuristic")]
+    assert random_steps and heuristic_steps and max(random_steps) <= 1024 and min(heuristic_steps) > 512

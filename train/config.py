@@ -39,6 +39,7 @@ class TrainConfig:
     num_envs: int = 2  # self-play games played side by side (fast: in lockstep, over all workers)
     workers: int = 0  # fast: processes stepping the games (0: the learner's own process)
     overlap: bool = False  # fast, workers >= 1: the workers play the next rollout (one update behind) during the update
+    schedule: list[dict[str, Any]] = field(default_factory=list)  # fast: [{at: STEPS, KEY: VALUE, …}]: from STEPS learner steps on, KEY takes VALUE (keys: SCHEDULED)
     mirror: float = 0.0  # fast, rllib: share of games whose every side the learner plays (all their decisions train it)
     vec_env: Literal["dummy", "subproc"] = "dummy"  # dummy: one process (faster here, see docs); subproc: one per env
     torch_threads: int = 1  # torch CPU threads for the learner's updates
@@ -130,6 +131,9 @@ _repr.maxlevel = 3
 _short = _repr.repr  # a value's repr of bounded length and cost, however large the value
 
 
+SCHEDULED = ("learning_rate", "ent_coef", "clip_range", "n_epochs", "opponents", "mirror")  # what a schedule may change
+
+
 def make_config(values: dict[str, Any], source: str = "config") -> TrainConfig:
     """A TrainConfig from a plain dict, each key checked against the field's type and range."""
     if not isinstance(values, dict):
@@ -146,7 +150,43 @@ def make_config(values: dict[str, Any], source: str = "config") -> TrainConfig:
     values = {k: (float(v) if _HINTS[k] is float else v) for k, v in values.items()}
     cfg = TrainConfig(**values)
     _check_ranges(cfg, source)
+    _check_schedule(cfg, values, source)
     return cfg
+
+
+def _check_schedule(cfg: TrainConfig, values: dict, source: str) -> None:
+    """Each entry of ``schedule`` names a step ``at`` (increasing) and only SCHEDULED keys, and the
+    config with each entry applied is itself valid."""
+    if cfg.schedule and cfg.trainer != "fast":
+        raise ConfigError(f"key 'schedule' in {source} applies only to trainer: fast; set trainer: fast or drop it")
+    last = -1
+    merged = {k: v for k, v in values.items() if k != "schedule"}
+    for n, entry in enumerate(cfg.schedule):
+        where = f"entry {n} of key 'schedule' in {source}"
+        at = entry.get("at")
+        if not isinstance(at, int) or isinstance(at, bool) or not last < at <= 10**10:
+            raise ConfigError(f"{where} needs 'at': a whole number of learner steps, above the entry before it "
+                              f"(got {_short(at)})")
+        last = at
+        changes = {k: v for k, v in entry.items() if k != "at"}
+        wrong = [k for k in changes if k not in SCHEDULED]
+        if wrong or not changes:
+            raise ConfigError(f"{where} changes {_short(wrong or 'nothing')}; a schedule changes only "
+                              f"{', '.join(SCHEDULED)}")
+        merged.update(changes)
+        make_config(merged, where)
+
+
+def scheduled(cfg: TrainConfig, steps: int) -> TrainConfig:
+    """The config in force after ``steps`` learner steps: every schedule entry with ``at <= steps`` applied."""
+    changes = {}
+    for entry in cfg.schedule:
+        if entry["at"] <= steps:
+            changes.update({k: v for k, v in entry.items() if k != "at"})
+    if not changes:
+        return cfg
+    changes = {k: (float(v) if _HINTS[k] is float else v) for k, v in changes.items()}
+    return dataclasses.replace(cfg, **changes)
 
 
 # (key, lowest, highest) for every int field; highs are far past any useful value but keep memory and

@@ -37,6 +37,7 @@ from pitch_env.observer import LiveTable, Observer
 from pitch_env.rewards import hand_scale, relative_reward, win_bonus
 from pitch_env.scoring import SHOOT
 
+from .config import scheduled
 from .hint import engine_hint
 from .opponents import AgentOpponent, make_agent
 
@@ -131,14 +132,19 @@ class Lockstep:
         self.hint = cfg.hint != "none"
         self.scale = hand_scale(rules)
         self.side_of = [rules.side_of(s) for s in range(rules.num_players)]
-        self.names = [k for k, w in cfg.opponents.items() if w > 0]
-        w = np.array([cfg.opponents[k] for k in self.names], np.float64)
-        self.p = w / w.sum()
+        self.set_pool(cfg.opponents, cfg.mirror)
         self.snapshots: list[NumpyNet] = []
         self.agents: dict[tuple[str, int], AgentOpponent] = {}
         self.pi = self.vf = None
         self.games: list = []  # the running games, their tables, players and learner trajectories (collect)
         self.carry = None  # each running trajectory's latest decision, trained on in the next rollout
+
+    def set_pool(self, opponents: dict[str, float], mirror: float) -> None:
+        """Who the next games are played against (the config's, or a schedule's)."""
+        self.names = [k for k, w in opponents.items() if w > 0]
+        w = np.array([opponents[k] for k in self.names], np.float64)
+        self.p = w / w.sum()
+        self.mirror = mirror
 
     # --------------------------------------------------------------- weights
     def set_learner(self, pi_layers, vf_layers) -> None:
@@ -154,7 +160,7 @@ class Lockstep:
         """Who plays each side of a new game (and the names of the opponents, for statistics); the
         snapshot or agent playing a side goes into ``players[side]``."""
         r = self.rules
-        if self.rng.random() < self.cfg.mirror:
+        if self.rng.random() < self.mirror:
             return [LEARNER] * r.num_sides, ["mirror"]
         learner = self.side_of[int(self.rng.integers(r.num_players))]
         ctrl, names = [], []
@@ -223,7 +229,7 @@ class Lockstep:
         goal = rows + target
         done: list[list[int]] = []  # rows of trajectories that ended this rollout
         stats = {"games": 0, "games_vs": 0, "won_vs": 0.0, "bid_turns": 0, "bids": 0, "bid_sum": 0.0}
-        for name in self.names:
+        for name in self.cfg.opponents:
             stats[f"games_vs_{name}"] = 0
             stats[f"won_vs_{name}"] = 0.0
 
@@ -244,9 +250,9 @@ class Lockstep:
                 won = float(g.winner == ctrls[i].index(LEARNER))
                 stats["games_vs"] += 1
                 stats["won_vs"] += won
-                for name in set(names):
-                    stats[f"games_vs_{name}"] += 1
-                    stats[f"won_vs_{name}"] += won
+                for name in set(names):  # (a schedule may bring in an opponent the config did not name)
+                    stats[f"games_vs_{name}"] = stats.get(f"games_vs_{name}", 0) + 1
+                    stats[f"won_vs_{name}"] = stats.get(f"won_vs_{name}", 0.0) + won
 
         def apply(i: int, seat: int, action: int) -> None:
             g = games[i]
@@ -370,8 +376,9 @@ def _worker(conn, cfg, n_games: int, seed: int) -> None:
             msg = conn.recv()
             if msg[0] == "close":
                 break
-            _, pi, vf, snapshots, target = msg
+            _, pi, vf, snapshots, pool, target = msg
             lock.set_learner(pi, vf)
+            lock.set_pool(*pool)
             for layers, activation in snapshots:
                 lock.add_snapshot(layers, activation)
             conn.send(lock.collect(target))
@@ -410,16 +417,20 @@ class Collector:
         else:
             self._pending_snapshots.append((layers, activation))
 
-    def request(self, model, target: int) -> None:
-        """Start a rollout of ``target`` learner decisions with the model's weights as they are now."""
+    def request(self, model, target: int, live=None) -> None:
+        """Start a rollout of ``target`` learner decisions with the model's weights as they are now
+        (and the opponents of ``live``, the config in force)."""
         pi, vf = learner_layers(model)
+        live = live or self.cfg
+        pool = (live.opponents, live.mirror)
         if self.local is not None:
             self.local.set_learner(pi, vf)
+            self.local.set_pool(*pool)
             self._asked = target
             return
         share = -(-target // len(self.workers))
         for _, conn in self.workers:
-            conn.send(("collect", pi, vf, self._pending_snapshots, share))
+            conn.send(("collect", pi, vf, self._pending_snapshots, pool, share))
         self._pending_snapshots = []
         self._asked = target
 
@@ -553,7 +564,7 @@ def learn(model, cfg, run, state: dict, callback, collector: Collector, pools, s
     with maybe_bar(show, "training", "steps") as bar:
         task = bar.add_task("train", total=cfg.total_steps, completed=steps, note="")
         def ask() -> None:
-            collector.request(model, min(target, max(cfg.total_steps - steps, 1)))
+            collector.request(model, min(target, max(cfg.total_steps - steps, 1)), scheduled(cfg, steps))
 
         ask()
         while steps < cfg.total_steps and not stop:
@@ -562,7 +573,7 @@ def learn(model, cfg, run, state: dict, callback, collector: Collector, pools, s
             t1 = time.perf_counter()
             if cfg.overlap and steps + len(data) < cfg.total_steps:
                 ask()  # the workers play the next rollout with these weights while the learner updates
-            ppo_update(model, data, cfg, logger)
+            ppo_update(model, data, scheduled(cfg, steps), logger)
             t2 = time.perf_counter()
             steps += len(data)
             if not cfg.overlap and steps < cfg.total_steps:

@@ -19,9 +19,11 @@ from .config import load_config
 from .evaluate import compare, table
 
 
-def write_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: int, workers: int, seed: int) -> str:
+def write_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: int, workers: int, seed: int,
+               config: str = "") -> str:
     run, dest = Path(run), Path(dest)
     cfg = load_config(run / "config.yaml")
+    config = config or f"configs/{cfg.variant}.yaml"
     rules = cfg.resolved_rules()
     src = run / "checkpoint" / WEIGHTS_FILE
     _, card = load_policy(src, rules)  # refuses a damaged or mismatched file before shipping it
@@ -34,7 +36,7 @@ def write_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: int, wo
         rows += compare(dest, rules, [pimc], pimc_games, seed=seed, workers=workers)
     eval_s = time.perf_counter() - t0
     cmd = (f"python -m train.model_card {run} {dest} --games {games} --pimc {pimc} "
-           f"--pimc-games {pimc_games} --workers {workers} --seed {seed}")
+           f"--pimc-games {pimc_games} --workers {workers} --seed {seed} --config {config}")
     text = f"""# `{dest.name}`: a trained `{cfg.variant}` agent ({_recipe(cfg)})
 
 Play it with the agent spec `checkpoint:{dest}` (e.g. `pitch tournament --variant {cfg.variant} --agents checkpoint:{dest},heuristic`).
@@ -43,9 +45,9 @@ of size {card['observation']['size']}, {card['actions']['size']} actions, networ
 {card['network']['activation']}); it loads only for exactly these rules.
 
 - rules: `{cfg.variant}`, {rules.num_players} players, {'partnerships' if rules.partnerships else 'solo'}
-{_imitation_line(cfg, state)}- MaskablePPO steps (learner decisions): {card['training_steps']:,}
-- wall time on this machine (2 shared CPU cores): {state.get('wall_time', 0) / 60:.1f} min (imitation included)
-- trained with: `pitch train --config configs/{cfg.variant}.yaml` (run `{run.name}`; resolved config below)
+{_imitation_line(cfg, state)}- PPO steps (learner decisions), {_trainer(cfg)}: {card['training_steps']:,}
+- wall time on this machine (2 shared CPU cores): {state.get('wall_time', 0) / 60:.1f} min (imitation and evaluations included)
+- trained with: `pitch train --config {config}` (run `{run.name}`; resolved config below)
 
 ## Strength (duplicate deals, every deal played with the seats swapped; 95% Wilson intervals)
 
@@ -73,8 +75,17 @@ def _recipe(cfg) -> str:
     if cfg.imitate:
         against = f" against {cfg.imitate_against}" if cfg.imitate_against else ""
         parts.append(f"fitted to `{cfg.imitate}`{against}")
-    parts.append("MaskablePPO self-play")
+    if not parts:
+        parts.append("learned from nothing")
+    parts.append("MaskablePPO self-play" if cfg.trainer == "sb3" else "batched PPO self-play")
     return ", ".join(parts)
+
+
+def _trainer(cfg) -> str:
+    if cfg.trainer == "sb3":
+        return "sb3-contrib MaskablePPO"
+    return (f"the batched trainer (train/fast.py: {cfg.num_envs} games in lockstep on {cfg.workers or 1} "
+            f"process{'es' if cfg.workers > 1 else ''}, {100 * cfg.mirror:.0f}% mirror games)")
 
 
 def _imitation_line(cfg, state: dict) -> str:
@@ -105,8 +116,10 @@ def main(argv=None) -> int:
     p.add_argument("--pimc-games", type=int, default=200, help="games against PIMC (0: skip; it is slow)")
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--seed", type=int, default=2024, help="tournament seed (not a seed used in training)")
+    p.add_argument("--config", default="", help="the config file the run was trained from, as the card "
+                                                 "names it (default configs/VARIANT.yaml)")
     a = p.parse_args(argv)
-    print(write_card(Path(a.run), Path(a.dest), a.games, a.pimc, a.pimc_games, a.workers, a.seed))
+    print(write_card(Path(a.run), Path(a.dest), a.games, a.pimc, a.pimc_games, a.workers, a.seed, a.config))
     return 0
 
 
