@@ -3,7 +3,7 @@ PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: install run test bench soak clean interop
+.PHONY: install run test bench soak clean interop rllib-test
 
 $(BIN)/.installed: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -27,6 +27,19 @@ interop: $(INTEROP)/bin/.installed
 	$(INTEROP)/bin/python -m pytest interop -p no:cacheprovider
 	$(INTEROP)/bin/python -m interop.loops
 
+# Ray RLlib (backend: rllib, docs/rllib.md) in a venv of its own (pip install pitch-rl[rllib]): its suite,
+# rllib_tests/, trains a few iterations on 2 env runners, exports, loads and plays the export against
+# the heuristic, resumes, and refuses crafted run directories. `make test` never imports Ray.
+RLLIB := .venv-rllib
+$(RLLIB)/bin/.installed: pyproject.toml
+	test -x $(RLLIB)/bin/python || $(PYTHON) -m venv $(RLLIB) || python3 -m venv $(RLLIB)
+	$(RLLIB)/bin/pip install --disable-pip-version-check -q torch==2.13.0
+	$(RLLIB)/bin/pip install --disable-pip-version-check -q -e ".[rllib,dev]"
+	touch $@
+
+rllib-test: $(RLLIB)/bin/.installed
+	$(RLLIB)/bin/python -m pytest rllib_tests -p no:cacheprovider
+
 # run: trains configs/quick.yaml and prints its table: 52 s quiet, 1 min 31 s with both cores busy
 # (docs/benchmarks.md)
 run: install
@@ -44,4 +57,4 @@ soak: install
 	$(BIN)/python -m bench.fuzz --seconds 120
 
 clean:
-	rm -rf $(VENV) $(INTEROP) runs .pytest_cache .hypothesis
+	rm -rf $(VENV) $(INTEROP) $(RLLIB) runs .pytest_cache .hypothesis

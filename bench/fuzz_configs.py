@@ -48,6 +48,12 @@ BAD_VALUES = {
     "rules": [{"num_players": 99}, [1], {"no_such_option": 1}, {"target_score": -4}],
     "activation": ["sigmoid", 1],
     "vec_env": ["threads"],
+    "backend": ["ray", 1],
+    "ray_address": ["host name with spaces", "x;rm -rf /", 6379],
+    "num_env_runners": [-1, 1.5],
+    "envs_per_env_runner": [0, -2],
+    "num_learners": [-1],
+    "train_batch_size": [-1],
     "no_such_key": [1],
 }
 

@@ -21,7 +21,7 @@ SHIPPED = {"setback": Path("checkpoints/setback"), "auction": Path("checkpoints/
 
 TRAIN_DESCRIPTION = """\
 Self-play training with MaskablePPO (see docs/training.md), optionally warm-started by imitation of a
-teacher agent. A run writes runs_dir/run_name/: config.yaml, tb/ (TensorBoard), checkpoint/policy.safetensors
+teacher agent; with --set backend=rllib, Ray RLlib's PPO on a local Ray or a cluster (docs/rllib.md). A run writes runs_dir/run_name/: config.yaml, tb/ (TensorBoard), checkpoint/policy.safetensors
 (play it with the agent spec checkpoint:PATH). Ctrl-C or SIGTERM saves a checkpoint and stops; --resume
 continues from it (also during the imitation recording). Keys and their defaults: train/config.py."""
 

@@ -34,14 +34,21 @@ class TrainConfig:
     seed: int = 0  # seeds torch, numpy, the deals and the opponent draws
     run_name: str = ""  # folder under runs_dir; empty: the config file's name and the start time
     runs_dir: str = "runs"  # where runs (TensorBoard, checkpoints, resolved config) are written
+    backend: Literal["sb3", "rllib"] = "sb3"  # sb3: this process trains (trainer picks how); rllib: Ray RLlib's PPO, one machine or a cluster (docs/rllib.md)
     trainer: Literal["sb3", "fast"] = "sb3"  # sb3: MaskablePPO on the self-play env; fast: the batched trainer (train/fast.py)
     num_envs: int = 2  # self-play games played side by side (fast: in lockstep, over all workers)
     workers: int = 0  # fast: processes stepping the games (0: the learner's own process)
     overlap: bool = False  # fast, workers >= 1: the workers play the next rollout (one update behind) during the update
     schedule: list[dict[str, Any]] = field(default_factory=list)  # fast: [{at: STEPS, KEY: VALUE, …}]: from STEPS learner steps on, KEY takes VALUE (keys: SCHEDULED)
-    mirror: float = 0.0  # fast: share of games whose every side the learner plays (all their decisions train it)
+    mirror: float = 0.0  # fast, rllib: share of games whose every side the learner plays (all their decisions train it)
     vec_env: Literal["dummy", "subproc"] = "dummy"  # dummy: one process (faster here, see docs); subproc: one per env
     torch_threads: int = 1  # torch CPU threads for the learner's updates
+    # ----- backend: rllib only (train/rllib/, docs/rllib.md)
+    ray_address: str = ""  # Ray cluster to join ("auto": the one `ray start --head` runs here; "host:port"); empty: a local Ray with this machine's cores
+    num_env_runners: int = 0  # Ray actors playing games (one core each); 0: the driver plays them itself
+    envs_per_env_runner: int = 1  # games each env runner steps side by side (batched forward passes)
+    num_learners: int = 0  # Ray actors running the PPO update (data-parallel); 0: the driver updates
+    train_batch_size: int = 0  # decisions of all seats sampled per update; 0: n_steps × num_envs × sides (the learner's share: about n_steps × num_envs, as on the SB3 path)
     # ----- the reward
     reward: Literal["hand", "game"] = "hand"  # hand: the AEC env's reward="relative" (pitch_env/rewards.py); game: only the win bonus
     win_bonus: float = 1.0  # added (won) or subtracted (lost) at the end of the game
@@ -190,6 +197,8 @@ _INT_RANGES = (
     ("imitate_decisions", 1, 10**9), ("imitate_epochs", 1, 10_000), ("imitate_bids", 0, 10**9),
     ("imitate_workers", 1, 256), ("snapshot_every", 1, 10**10), ("snapshot_pool", 1, 10_000),
     ("checkpoint_every", 1, 10**10), ("eval_every", 0, 10**10), ("eval_games", 1, 10**7),
+    ("num_env_runners", 0, 100_000), ("envs_per_env_runner", 1, 4096), ("num_learners", 0, 1024),
+    ("train_batch_size", 0, 10**8),
 )
 # (key, test, what it must be) for every float field; NaN fails every test
 _FLOAT_RANGES = (
@@ -223,12 +232,14 @@ def _check_ranges(cfg: TrainConfig, source: str) -> None:
     if cfg.imitate_bids and not cfg.imitate:
         raise ConfigError(f"key 'imitate_bids' in {source} records the bids of the 'imitate' agent, but 'imitate' "
                           f"is empty: name the teacher (e.g. imitate: pimc:12:8) or drop imitate_bids")
+    _check_backend(cfg, bad)
     if cfg.trainer == "sb3":
         for key, default in (("workers", 0), ("mirror", 0.0), ("overlap", False)):
-            if getattr(cfg, key) != default:
-                raise bad(key, getattr(cfg, key), "it applies only to trainer: fast (the SB3 path runs its envs "
-                                                  "with vec_env, and its opponents are frozen snapshots); set "
-                                                  "trainer: fast or drop it")
+            if getattr(cfg, key) != default and not (key == "mirror" and cfg.backend == "rllib"):
+                where = "trainer: fast or backend: rllib" if key == "mirror" else "trainer: fast"
+                raise bad(key, getattr(cfg, key), f"it applies only to {where} (the SB3 path runs its envs "
+                                                  f"with vec_env, and its opponents are frozen snapshots); set "
+                                                  f"{where} or drop it")
         if cfg.num_envs > 256:
             raise bad("num_envs", cfg.num_envs, "the SB3 path runs at most 256 envs (each one a Python env); "
                                                 "use trainer: fast for more games side by side")
@@ -251,6 +262,33 @@ def _check_ranges(cfg: TrainConfig, source: str) -> None:
     except ValueError as e:
         raise ConfigError(f"keys 'variant'/'rules' in {source}: {e}") from None
     _check_agents(cfg, rules, source)
+
+
+RLLIB_KEYS = (("ray_address", ""), ("num_env_runners", 0), ("envs_per_env_runner", 1), ("num_learners", 0),
+              ("train_batch_size", 0))
+RLLIB_OPPONENTS = ("self", "heuristic", "random")  # the opponents that are RLModules (train/rllib/modules.py)
+RAY_ADDRESS = re.compile(r"[A-Za-z0-9_.:/\[\]-]{1,256}")  # "auto", host:port, ray://host:port
+
+
+def _check_backend(cfg: TrainConfig, bad) -> None:
+    """Keys of one backend set under the other are refused: they would be silently ignored."""
+    if cfg.backend == "sb3":
+        for key, default in RLLIB_KEYS:
+            if getattr(cfg, key) != default:
+                raise bad(key, getattr(cfg, key), "it applies only to backend: rllib; set backend: rllib or drop it")
+        return
+    if cfg.trainer != "sb3":
+        raise bad("trainer", cfg.trainer, "backend: rllib trains with RLlib's PPO, not the batched trainer; "
+                                          "drop trainer: fast (and its workers/overlap) or use backend: sb3")
+    if cfg.vec_env != "dummy":
+        raise bad("vec_env", cfg.vec_env, "backend: rllib steps its games in env runners; set num_env_runners "
+                                          "instead of vec_env")
+    other = [name for name, w in cfg.opponents.items() if w > 0 and name not in RLLIB_OPPONENTS]
+    if other:
+        raise bad("opponents", cfg.opponents, f"backend: rllib plays only {', '.join(RLLIB_OPPONENTS)} as opponents "
+                                              f"(each an RLModule), not {_short(other[0])}; drop it or use backend: sb3")
+    if cfg.ray_address and not RAY_ADDRESS.fullmatch(cfg.ray_address):
+        raise bad("ray_address", cfg.ray_address, "give auto, host:port or ray://host:port (empty: a local Ray)")
 
 
 def _check_agents(cfg: TrainConfig, rules, source: str) -> None:
@@ -360,7 +398,7 @@ def _merged(path, overrides) -> tuple[dict[str, Any], str]:
 
 
 # Keys a resumed run cannot change: its network, its game, its observations, or the recording in progress.
-FIXED_ON_RESUME = ("variant", "rules", "observation", "hint", "hidden", "activation", "imitate",
+FIXED_ON_RESUME = ("backend", "variant", "rules", "observation", "hint", "hidden", "activation", "imitate",
                    "imitate_against", "imitate_decisions", "imitate_bids", "imitate_data", "run_name", "runs_dir")
 
 

@@ -372,16 +372,31 @@ def _open_run(cfg, config_path, overrides, resume):
     return cfg, run, True
 
 
+def require_ray() -> None:
+    """``backend: rllib`` needs the optional ``[rllib]`` extra; say so before anything is written."""
+    try:
+        import ray.rllib  # noqa: F401
+    except ImportError:
+        raise ConfigError("backend: rllib needs Ray RLlib, which is not installed here: pip install -e '.[rllib]' "
+                          "(make rllib-test builds .venv-rllib with it), or use backend: sb3") from None
+
+
 def train(cfg: TrainConfig | None = None, config_path=None, overrides=(), resume=None,
           show_progress: bool = True) -> Path:
     """Train (or resume) a run; returns its directory. The final checkpoint is written before the final
     evaluation. SIGINT/SIGTERM save a checkpoint and raise RunInterrupted."""
     cfg, run, write_config = _open_run(cfg, config_path, overrides, resume)
+    if cfg.backend == "rllib":
+        require_ray()
     run.path.mkdir(parents=True, exist_ok=True)
     ckpt.clean(run.path)  # debris of a killed writer
     if write_config:
         write_text_atomic(run.config, save_yaml(cfg))
     started = time.perf_counter()
+    if cfg.backend == "rllib":
+        from .rllib.loop import train as train_rllib
+
+        return train_rllib(cfg, run, started, show_progress)
     torch.set_num_threads(cfg.torch_threads)
     random.seed(cfg.seed)
     np.random.seed(cfg.seed)

@@ -175,11 +175,52 @@ def _count(x, hi: int = 10**12) -> bool:
     return isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= hi
 
 
+def read_tensors(path: Path, budget: int, where: str) -> dict:
+    """The tensors of a safetensors file no larger than ``budget`` bytes (ResumeError otherwise)."""
+    from safetensors.torch import load_file
+
+    if not path.is_file() or path.stat().st_size > budget:
+        raise ResumeError(f"{where}: {path.name} is missing or larger than this network's state; damaged or foreign")
+    try:
+        return load_file(str(path))
+    except Exception as e:  # safetensors raises its own error types for a bad header or a short file
+        raise ResumeError(f"{where}: {path.name} is not a readable safetensors file ({str(e)[:80]})") from None
+
+
+def take(tensors: dict, name: str, like: torch.Tensor, where: str) -> torch.Tensor:
+    """``tensors[name]`` (removed from the dict), refused unless it has ``like``'s shape and dtype and is finite."""
+    t = tensors.pop(name, None)
+    if t is None or t.shape != like.shape or t.dtype != like.dtype:
+        got = "missing" if t is None else f"{t.dtype} {tuple(t.shape)}"
+        raise ResumeError(f"{where}: tensor {name!r} is {got}, expected {like.dtype} {tuple(like.shape)} for this "
+                          f"run's config; the checkpoint is damaged or from another network")
+    if t.is_floating_point() and not bool(torch.isfinite(t).all()):
+        raise ResumeError(f"{where}: tensor {name!r} holds NaN or infinite values; the checkpoint is damaged")
+    return t
+
+
+def adam_groups(groups, current_groups: list[dict], where: str) -> list[dict]:
+    """Adam's parameter groups read from state.json, refused unless they fit the fresh optimizer's
+    (``current_groups``): the same parameters, only known keys, each a number (or a pair) like the fresh one's."""
+    if (not isinstance(groups, list) or len(groups) != len(current_groups)
+            or any(not isinstance(g, dict) or g.get("params") != list(c["params"]) for g, c in zip(groups, current_groups))):
+        raise ResumeError(f"{where}: state.json's Adam parameter groups do not fit this network; the checkpoint is damaged")
+    for g, c in zip(groups, current_groups):
+        for key, value in g.items():
+            ref = c.get(key, "missing")
+            ok = (key == "params" or (isinstance(ref, bool) and isinstance(value, bool)) or ref is None and value is None
+                  or (isinstance(ref, (int, float)) and not isinstance(ref, bool) and _finite(value))
+                  or (isinstance(ref, (tuple, list)) and isinstance(value, list) and len(value) == len(ref)
+                      and all(_finite(v) for v in value)))
+            if not ok:
+                raise ResumeError(f"{where}: Adam setting {key!r} = {str(value)[:40]} is not valid; the checkpoint is damaged")
+            g[key] = tuple(value) if isinstance(ref, tuple) else value
+    return groups
+
+
 def load_trainer(directory: Path, model) -> dict:
     """Load a checkpoint written by ``save_trainer`` into a model rebuilt from the run's config;
     returns its state.json. Refuses (ResumeError) anything that does not fit exactly."""
-    from safetensors.torch import load_file
-
     directory = Path(directory)
     where = f"checkpoint {str(directory)!r}"
     state = read_state(directory)
@@ -188,50 +229,19 @@ def load_trainer(directory: Path, model) -> dict:
         raise ResumeError(f"{where}: state.json has no 'trainer' section; the checkpoint is damaged")
     expected = {f"policy/{k}": v for k, v in model.policy.state_dict().items()}
     params = list(model.policy.parameters())
-    path = directory / TRAINER_FILE
     budget = 4 * sum(v.numel() * v.element_size() for v in expected.values()) + (1 << 20)
-    if not path.is_file() or path.stat().st_size > budget:
-        raise ResumeError(f"{where}: {TRAINER_FILE} is missing or larger than this network's state; damaged or foreign")
-    try:
-        tensors = load_file(str(path))
-    except Exception as e:  # safetensors raises its own error types for a bad header or a short file
-        raise ResumeError(f"{where}: {TRAINER_FILE} is not a readable safetensors file ({str(e)[:80]})") from None
-
-    def take(name: str, like: torch.Tensor) -> torch.Tensor:
-        t = tensors.pop(name, None)
-        if t is None or t.shape != like.shape or t.dtype != like.dtype:
-            got = "missing" if t is None else f"{t.dtype} {tuple(t.shape)}"
-            raise ResumeError(f"{where}: tensor {name!r} is {got}, expected {like.dtype} {tuple(like.shape)} for this "
-                              f"run's config; the checkpoint is damaged or from another network")
-        if t.is_floating_point() and not bool(torch.isfinite(t).all()):
-            raise ResumeError(f"{where}: tensor {name!r} holds NaN or infinite values; the checkpoint is damaged")
-        return t
-
-    weights = {k[len("policy/"):]: take(k, v) for k, v in expected.items()}
+    tensors = read_tensors(directory / TRAINER_FILE, budget, where)
+    weights = {k[len("policy/"):]: take(tensors, k, v, where) for k, v in expected.items()}
     slots = {}
     for i, p in enumerate(params):
         if f"adam/{i}/exp_avg" in tensors:
-            slots[i] = {"step": take(f"adam/{i}/step", torch.zeros((), dtype=torch.float32)),
-                        "exp_avg": take(f"adam/{i}/exp_avg", p.detach()),
-                        "exp_avg_sq": take(f"adam/{i}/exp_avg_sq", p.detach())}
-    rng = take("rng/torch", torch.get_rng_state())
+            slots[i] = {"step": take(tensors, f"adam/{i}/step", torch.zeros((), dtype=torch.float32), where),
+                        "exp_avg": take(tensors, f"adam/{i}/exp_avg", p.detach(), where),
+                        "exp_avg_sq": take(tensors, f"adam/{i}/exp_avg_sq", p.detach(), where)}
+    rng = take(tensors, "rng/torch", torch.get_rng_state(), where)
     if tensors:
         raise ResumeError(f"{where}: {TRAINER_FILE} holds unexpected tensors ({', '.join(sorted(tensors)[:3])} …)")
-    groups = tr.get("adam_groups")
-    current_groups = model.policy.optimizer.state_dict()["param_groups"]
-    if (not isinstance(groups, list) or len(groups) != len(current_groups)
-            or any(not isinstance(g, dict) or g.get("params") != c["params"] for g, c in zip(groups, current_groups))):
-        raise ResumeError(f"{where}: state.json's Adam parameter groups do not fit this network; the checkpoint is damaged")
-    for g, c in zip(groups, current_groups):  # only known keys, each a number (or a pair) like the fresh optimizer's
-        for key, value in g.items():
-            ref = c.get(key, "missing")
-            ok = (key == "params" or (isinstance(ref, bool) and isinstance(value, bool)) or ref is None and value is None
-                  or (isinstance(ref, (int, float)) and not isinstance(ref, bool) and _finite(value))
-                  or (isinstance(ref, tuple) and isinstance(value, list) and len(value) == len(ref)
-                      and all(_finite(v) for v in value)))
-            if not ok:
-                raise ResumeError(f"{where}: Adam setting {key!r} = {str(value)[:40]} is not valid; the checkpoint is damaged")
-            g[key] = tuple(value) if isinstance(ref, tuple) else value
+    groups = adam_groups(tr.get("adam_groups"), model.policy.optimizer.state_dict()["param_groups"], where)
     try:
         np_rng = tr["numpy_rng"]
         np_rng = (str(np_rng[0]), np.array(np_rng[1], dtype=np.uint32), int(np_rng[2]), int(np_rng[3]), float(np_rng[4]))

@@ -1,0 +1,1 @@
+"""The Ray RLlib backend (``backend: rllib``): see docs/rllib.md."""
