@@ -113,3 +113,16 @@ def test_one_side_is_the_learner_the_others_drawn_by_weight_and_every_agent_of_a
     assert counts["heuristic"] / n == pytest.approx(0.25, abs=0.03) and counts["random"] / n == pytest.approx(0.25, abs=0.03)
     assert {k for k in counts if k.startswith("snapshot_")} == {snapshot_id(i) for i in range(3)}
     assert "never" not in counts
+
+
+def test_a_nan_sample_count_from_rllib_counts_as_nothing():
+    """RLlib once reported NaN learner steps for an iteration ten minutes into a run; the league's
+    schedule must not crash on it."""
+    from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_MODULE_STEPS_SAMPLED
+
+    from train.rllib.league import League
+
+    league = League(snapshot_every=100, uses_snapshots=False)
+    for sampled in (40.0, float("nan"), 30.0):
+        league.on_train_result(algorithm=None, result={ENV_RUNNER_RESULTS: {NUM_MODULE_STEPS_SAMPLED: {LEARNER: sampled}}})
+    assert league.steps == 70

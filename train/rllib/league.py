@@ -15,6 +15,8 @@ modules, round robin, on the learners and on every env runner, and counts the ga
 
 from __future__ import annotations
 
+import math
+
 import random
 from functools import partial
 
@@ -87,7 +89,8 @@ class League(RLlibCallback):
     # ------------------------------------------------------------------ the schedule
     def on_train_result(self, *, algorithm, result, **kwargs) -> None:
         sampled = result.get(ENV_RUNNER_RESULTS, {}).get(NUM_MODULE_STEPS_SAMPLED, {}).get(LEARNER, 0)
-        self.steps += int(sampled)
+        # RLlib reported NaN here once, ten minutes into a run (which then crashed): count it as nothing
+        self.steps += int(sampled) if math.isfinite(sampled) else 0
         if self.steps >= self.next_snapshot:
             self.snapshot(algorithm)
             self.next_snapshot = self.steps + self.every
