@@ -32,14 +32,14 @@ import torch
 
 from pitch_env.actions import ActionLayout
 from pitch_env.canonical import BatchCanonical, SuitCanonical
-from pitch_env.engine import BID, OVER, PASS, Game, bid_value
+from pitch_env.engine import BID, OVER, Game
 from pitch_env.observer import LiveTable, Observer
 from pitch_env.rewards import hand_scale, relative_reward, win_bonus
-from pitch_env.scoring import SHOOT
 
 from .config import scheduled
 from .hint import engine_hint
 from .opponents import AgentOpponent, make_agent
+from .selfplay import count_bid
 
 LEARNER, SNAPSHOT, HEURISTIC, RANDOM, AGENT = range(5)  # who plays a side of a game
 
@@ -307,7 +307,7 @@ class Lockstep:
                         rewards.append(0.0)
                         rows += 1
                         if games[i].phase == BID:
-                            self._count_bid(stats, a)
+                            count_bid(stats, r, a)
                     apply(i, seat, a)
         data = {k: np.concatenate(v) for k, v in parts.items()}
         data["rewards"] = np.asarray(rewards, np.float32)
@@ -327,13 +327,6 @@ class Lockstep:
             h[np.arange(len(games)), real if ids is None else self.canon.act_dst[ids, real]] = 1.0
             x = np.concatenate([x, h], 1)
         return x, m, ids
-
-    def _count_bid(self, stats: dict, action: int) -> None:
-        stats["bid_turns"] += 1
-        bid = bid_value(self.rules, action)
-        if bid != PASS:
-            stats["bids"] += 1
-            stats["bid_sum"] += self.rules.max_bid + 1 if bid == SHOOT else bid
 
     def _finish(self, data: dict, done: list[list[int]], running: list, stats: dict) -> Rollout:
         """GAE over every trajectory: ended ones to their terminal step, running ones up to their latest
@@ -597,6 +590,8 @@ def learn(model, cfg, run, state: dict, callback, collector: Collector, pools, s
 
 
 def _log_rollout(logger, data: Rollout, collect_s: float, update_s: float) -> None:
+    from .loop import _tag
+
     st = data.stats
     logger.record("pitch/learner_steps_per_s", len(data) / max(collect_s + update_s, 1e-9))
     logger.record("pitch/collect_s", collect_s)
@@ -611,10 +606,6 @@ def _log_rollout(logger, data: Rollout, collect_s: float, update_s: float) -> No
         if key.startswith("games_vs_") and count:
             name = key[len("games_vs_"):]
             logger.record(f"pitch/train_win_rate_vs_{_tag(name)}", st[f"won_vs_{name}"] / count)
-
-
-def _tag(spec: str) -> str:
-    return "".join(ch if ch.isalnum() else "_" for ch in spec)
 
 
 class Pools:

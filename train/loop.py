@@ -70,10 +70,7 @@ def new_model(cfg: TrainConfig, venv):
 
 def export_policy(model, cfg: TrainConfig) -> PolicyMLP:
     """The learner's policy head as numpy layers (the features extractor is a plain flatten)."""
-    linears = [m for m in model.policy.mlp_extractor.policy_net if isinstance(m, torch.nn.Linear)]
-    linears.append(model.policy.action_net)
-    return PolicyMLP([(m.weight.detach().cpu().numpy().copy(), m.bias.detach().cpu().numpy().copy())
-                      for m in linears], cfg.activation, hint=cfg.hint)
+    return PolicyMLP(fast_path.learner_layers(model)[0], cfg.activation, hint=cfg.hint)
 
 
 def policy_card(cfg: TrainConfig, policy: PolicyMLP, steps: int) -> dict:

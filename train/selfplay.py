@@ -23,6 +23,16 @@ from .hint import engine_hint
 from .opponents import OpponentPool
 
 
+def count_bid(stats: dict, rules, action: int) -> None:
+    """Add a bid decision to the TensorBoard bid statistics (``bid_turns``, ``bids``, ``bid_sum``) of
+    every training path; a shoot counts one above the top bid."""
+    stats["bid_turns"] += 1
+    bid = bid_value(rules, action)
+    if bid != PASS:
+        stats["bids"] += 1
+        stats["bid_sum"] += rules.max_bid + 1 if bid == SHOOT else bid
+
+
 class SelfPlayEnv(gym.Env):
     """``reward="hand"``: ``rewards.relative_reward`` after each hand plus ``rewards.win_bonus`` when the
     game is won; ``reward="game"``: the win bonus only."""
@@ -73,7 +83,7 @@ class SelfPlayEnv(gym.Env):
             raise RuntimeError("step() called when the learner is not to move; call reset()")
         action = int(action) if self._act_src is None else int(self._act_src[action])
         if g.phase == BID:
-            self._count_bid(action)
+            count_bid(self._stats, self.rules, action)
         self._reward = 0.0
         self._advance(action)
         over = g.is_over
@@ -111,14 +121,6 @@ class SelfPlayEnv(gym.Env):
     def _hand_over(self, result) -> None:
         if result is not None:
             self._reward += relative_reward(result.score_change, self.side, self._hand_scale)
-
-    def _count_bid(self, action: int) -> None:
-        st = self._stats
-        st["bid_turns"] += 1
-        bid = bid_value(self.rules, action)
-        if bid != PASS:
-            st["bids"] += 1
-            st["bid_sum"] += self.rules.max_bid + 1 if bid == SHOOT else bid  # shoot counts one above the top bid
 
     def _observe(self) -> np.ndarray:
         g = self.game

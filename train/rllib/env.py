@@ -28,15 +28,15 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 import pitch_env
 from pitch_env.actions import ActionLayout
 from pitch_env.canonical import shown_action
-from pitch_env.engine import BID, PASS, Game, bid_value
+from pitch_env.engine import BID, Game
 from pitch_env.loop import play
 from pitch_env.observer import LiveTable, Observer
 from pitch_env.policy import make_transform
 from pitch_env.policy_input import hint_size, policy_input
 from pitch_env.rewards import hand_scale, relative_reward, win_bonus
-from pitch_env.scoring import SHOOT
 
 from ..hint import engine_hint
+from ..selfplay import count_bid
 
 AGENT_PREFIX = "side_"
 
@@ -107,7 +107,7 @@ class PitchMultiAgentEnv(MultiAgentEnv):
         st = self._stats[side]
         st["decisions"] += 1
         if g.phase == BID:
-            self._count_bid(st, action)
+            count_bid(st, self.rules, action)
         play(g, None, first=action, stop=lambda seat: True, moved=self.live.after,
              hand_over=self._hand_over if self.reward_mode == "hand" else None)
         if not g.is_over:
@@ -159,9 +159,3 @@ class PitchMultiAgentEnv(MultiAgentEnv):
             for s in range(self.rules.num_sides):
                 self._pending[s] += relative_reward(result.score_change, s, self._scale)
 
-    def _count_bid(self, st: dict, action: int) -> None:
-        st["bid_turns"] += 1
-        bid = bid_value(self.rules, action)
-        if bid != PASS:
-            st["bids"] += 1
-            st["bid_sum"] += self.rules.max_bid + 1 if bid == SHOOT else bid  # as the SB3 path counts them
