@@ -3,14 +3,15 @@
 Every agent has ``act(observation, info) -> action index`` (the two values ``env.last()`` gives) and
 ``reset(seed=None)``, called at the start of each game. Specs: ``random``, ``heuristic``,
 ``pimc:N`` (N sampled worlds per decision; ``pimc:N:B`` also searches each bid in B worlds; N and B
-at most MAX_WORLDS = 1000), ``checkpoint:PATH``, ``human``.
+at most MAX_WORLDS = 1000), ``pimcnet:N:PATH`` (PIMC whose rollouts and default choices are the
+trained policy at PATH: agents/netpimc.py), ``checkpoint:PATH``, ``human``.
 """
 
 from __future__ import annotations
 
 from .base import Agent, RandomAgent
 
-SPEC_FORMS = ("random", "heuristic", "pimc:N", "pimc:N:B", "checkpoint:PATH", "human")
+SPEC_FORMS = ("random", "heuristic", "pimc:N", "pimc:N:B", "pimcnet:N:PATH", "checkpoint:PATH", "human")
 # pimc:N:B caps: a game at pimc:1000 already takes minutes; far larger numbers only look like a hang.
 MAX_WORLDS = 1000
 
@@ -48,6 +49,18 @@ def make(spec: str, env, seed: int | None = None) -> Agent:
             raise ValueError(f"agent spec {spec!r}: 'pimc:N:B' needs 1 <= N <= {MAX_WORLDS} worlds and "
                              f"0 <= B <= {MAX_WORLDS} bid worlds, e.g. 'pimc:20' or 'pimc:12:8'")
         return PIMCAgent(env, worlds=worlds, seed=seed, bid_worlds=bid_worlds)
+    if kind == "pimcnet":
+        worlds_text, _, path = arg.partition(":")
+        form = "'pimcnet:N:PATH', e.g. 'pimcnet:12:checkpoints/setback'"
+        try:
+            worlds = int(worlds_text)
+        except ValueError:
+            raise ValueError(f"agent spec {spec!r}: N in {form} must be a whole number of worlds") from None
+        if not 1 <= worlds <= MAX_WORLDS or not path:
+            raise ValueError(f"agent spec {spec!r}: use {form}, with 1 <= N <= {MAX_WORLDS} and the policy's file")
+        from .netpimc import NetPIMCAgent
+
+        return NetPIMCAgent(env, path, worlds=worlds, seed=seed)
     if kind == "checkpoint":
         if not arg:
             raise ValueError(f"agent spec {spec!r}: name the file, e.g. 'checkpoint:checkpoints/setback'")

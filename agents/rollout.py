@@ -61,8 +61,14 @@ def playout(game: Game, side: int) -> float:
                                   game.played, game.trick_order[len(trick) + 1:])
 
     play(game, act, one_hand=True, trusted=True)  # the policy only picks from legal_actions()
-    k = rules.num_sides
-    best_other = max(game.scores[s] - before[s] for s in range(k) if s != side)
+    return hand_value(game, side, before)
+
+
+def hand_value(game: Game, side: int, before: list[int]) -> float:
+    """What a played-out hand was worth to ``side`` (search's outcome): its score change since
+    ``before`` minus the best other side's, ± two hands' worth of points for a won or lost game."""
+    rules = game.rules
+    best_other = max(game.scores[s] - before[s] for s in range(rules.num_sides) if s != side)
     value = game.scores[side] - before[side] - best_other
     if game.winner is not None:
         value += (1 if game.winner == side else -1) * 2 * rules.max_hand_points

@@ -1,0 +1,177 @@
+"""PIMC guided by a trained network (agent spec ``pimcnet:N:PATH``): the search of agents/pimc.py,
+with the policy at PATH instead of the heuristic everywhere the heuristic stood in it.
+
+At every bid, trump declaration and card play with a choice, N worlds are sampled consistently with
+the seat's InfoState (agents/worlds.py). In each world every legal action is taken and the hand is
+played out with the network at every seat, greedily, all the worlds' and actions' games stepped
+together so that one forward pass per move covers them all. An action's outcome in a world is what
+``playout`` scores (agents/rollout.py ``hand_value``). The network's own choice is kept unless
+another action's mean outcome beats it by more than ``switch_z`` standard errors of their paired
+difference, so the search only leaves the network where the worlds clearly say it should. The
+stock decision and discards are the network's.
+
+Compared with ``pimc:N`` (heuristic rollouts, heuristic bids): a rollout policy that plays better
+makes each world's verdict closer to the value of the position, and bids are searched too. It
+costs a forward pass per rollout move (docs/agents.md gives the thinking time). It is also the
+teacher of expert iteration (train/exit.py).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from pitch_env.actions import ActionLayout
+from pitch_env.canonical import BatchCanonical
+from pitch_env.engine import BID, DECLARE, OVER, PLAY, Game
+from pitch_env.observer import LiveTable, Observer
+from pitch_env.policy import load_policy
+from pitch_env.policy_input import policy_input
+
+from .base import Agent
+from .heuristic import heuristic_action
+from .pimc import SWITCH_Z, _paired
+from .rollout import hand_value, rollout_action
+from .worlds import sample_world, void_masks
+
+SEARCHED = (BID, DECLARE, PLAY)
+
+
+class NetRollouts:
+    """A policy network (pitch_env/policy.py ``PolicyMLP``) run on many engine games at once."""
+
+    def __init__(self, policy, rules):
+        self.policy = policy
+        self.rules = rules
+        self.observer = Observer(rules)
+        self.A = ActionLayout(rules).size
+        self.canon = None if policy.transform is None else BatchCanonical(policy.transform)
+        self.hint = policy.hint == "heuristic"
+        # The forward passes run in torch at one thread (``playout`` sets it and gives the caller's back):
+        # numpy's BLAS starts threads of its own for a batch, and two worker processes' threads spinning
+        # against each other made a search 40 times slower; even alone, two threads were slower than one
+        # for these small batches.
+        self.layers = [(torch.from_numpy(w), torch.from_numpy(b)) for w, b in policy.layers]
+        self.act = {"relu": torch.relu, "tanh": torch.tanh}[policy.activation]
+
+    @torch.no_grad()
+    def logits(self, x: np.ndarray) -> np.ndarray:
+        y = torch.from_numpy(np.ascontiguousarray(x, np.float32))
+        for w, b in self.layers[:-1]:
+            y = self.act(torch.nn.functional.linear(y, w, b))
+        w, b = self.layers[-1]
+        return torch.nn.functional.linear(y, w, b).numpy()
+
+    def greedy(self, games: list[Game], lives: list[LiveTable]) -> np.ndarray:
+        """The network's most likely legal action (a real action) for the seat to move of each game."""
+        n = len(games)
+        obs = np.stack([t.observe(g.current_seat) for g, t in zip(games, lives)])
+        mask = np.zeros((n, self.A), bool)
+        for k, g in enumerate(games):
+            mask[k, g._cached_legal()] = True
+        if self.canon is not None:
+            ids = self.canon.ids(obs)
+            rows = np.arange(n)[:, None]
+            obs, mask = obs[rows, self.canon.obs_src[ids]], mask[rows, self.canon.act_src[ids]]
+        if self.hint:
+            h = np.zeros((n, self.A), np.float32)
+            real = np.array([rollout_action(g) for g in games])
+            h[np.arange(n), real if self.canon is None else self.canon.act_dst[ids, real]] = 1.0
+            obs = np.concatenate([obs, h], 1)
+        z = np.where(mask, self.logits(obs), -np.inf)
+        a = z.argmax(1)
+        return a if self.canon is None else self.canon.act_src[ids, a]
+
+    def playout(self, games: list[Game], sides: list[int]) -> list[float]:
+        """Play every game to the end of its hand, the network at every seat; each one's outcome for
+        its side (``hand_value``)."""
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            return self._playout(games, sides)
+        finally:
+            torch.set_num_threads(threads)
+
+    def _playout(self, games: list[Game], sides: list[int]) -> list[float]:
+        before = [list(g.scores) for g in games]
+        hands = [g.hand_number for g in games]
+        lives = []
+        for g in games:
+            t = LiveTable(self.observer)
+            t.sync(g)
+            lives.append(t)
+        live = [i for i, g in enumerate(games) if g.phase != OVER]
+        while live:
+            actions = self.greedy([games[i] for i in live], [lives[i] for i in live])
+            for i, a in zip(live, actions.tolist()):
+                g = games[i]
+                seat, phase, number = g.current_seat, g.phase, g.hand_number
+                g.apply_legal(a)  # the network picks only legal actions (masked)
+                if g.phase != OVER and g.hand_number == hands[i]:
+                    lives[i].after(g, seat, a, phase, number)
+            live = [i for i in live if games[i].phase != OVER and games[i].hand_number == hands[i]]
+        return [hand_value(g, side, b) for g, side, b in zip(games, sides, before)]
+
+
+class NetSearch:
+    """The search itself, on an InfoState: what ``pimcnet`` plays and expert iteration's teacher."""
+
+    def __init__(self, policy, rules, worlds: int, rng, switch_z: float = SWITCH_Z):
+        self.policy, self.rules, self.worlds, self.rng, self.switch_z = policy, rules, worlds, rng, switch_z
+        self.net = NetRollouts(policy, rules)
+        self.layout = ActionLayout(rules)
+
+    def network_choice(self, obs: np.ndarray, mask: np.ndarray, v) -> int:
+        """The policy's most likely legal action at this decision (``obs``: the Observer vector)."""
+        hint = heuristic_action(v, self.layout) if self.net.hint else None
+        return self.policy.act(obs, mask, None, hint)
+
+    def decide(self, obs: np.ndarray, mask: np.ndarray, v) -> tuple[int, int]:
+        """(the search's action, the network's) at the decision ``v`` of the seat to move."""
+        choice = self.network_choice(obs, mask, v)
+        legal = list(v.legal)
+        if len(legal) == 1 or v.phase not in SEARCHED:
+            return choice, choice
+        return self.search(v, legal, choice)[0], choice
+
+    def outcomes(self, v, legal: list[int]) -> np.ndarray:
+        """Rollout outcomes, ``[len(legal), worlds]``: every legal action in every sampled world."""
+        voids = void_masks(v)
+        side = self.rules.side_of(v.seat)
+        games = []
+        for _ in range(self.worlds):
+            hands, stock = sample_world(self.rng, v, voids)
+            world = Game.from_info_state(v, hands, stock)
+            for a in legal:
+                g = world.clone()
+                g.apply_legal(a)
+                games.append(g)
+        values = self.net.playout(games, [side] * len(games))
+        return np.array(values, np.float64).reshape(self.worlds, len(legal)).T
+
+    def search(self, v, legal: list[int], preferred: int) -> tuple[int, np.ndarray]:
+        """(the chosen action, each legal action's mean outcome): the best mean, if it beats the
+        network's choice ``preferred`` by more than ``switch_z`` standard errors; else ``preferred``."""
+        results = self.outcomes(v, legal)
+        means = results.mean(1)
+        keep = legal.index(preferred)
+        best = int(means.argmax())
+        if best == keep:
+            return preferred, means
+        mean, se = _paired(results[best].tolist(), results[keep].tolist())
+        return (legal[best] if mean > 0 and mean > self.switch_z * se else preferred), means
+
+
+class NetPIMCAgent(Agent):
+    """``pimcnet:N:PATH``: N worlds per decision, rollouts and default choices by the policy at PATH."""
+
+    def __init__(self, env, path, worlds: int = 12, seed: int | None = None, switch_z: float = SWITCH_Z):
+        super().__init__(env, seed=seed)
+        policy, self.card = load_policy(path, self.rules)
+        self.worlds = worlds
+        self.searcher = NetSearch(policy, self.rules, worlds, self.rng, switch_z)
+        self.name = f"pimcnet:{worlds}:{path}"
+
+    def act(self, observation, info) -> int:
+        return self.searcher.decide(np.asarray(observation["observation"], np.float32),
+                                    np.asarray(observation["action_mask"], bool), self.info_state(info))[0]
