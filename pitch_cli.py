@@ -11,7 +11,7 @@ import importlib
 import sys
 
 # Modules that add subcommands; each has register(subparsers).
-_COMMAND_MODULES = ("agents.cli", "train.cli", "bench.cli")
+_COMMAND_MODULES = ("agents.cli", "train.cli", "train.exit", "bench.cli")
 
 
 def _cmd_run(args) -> int:

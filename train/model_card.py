@@ -1,7 +1,8 @@
 """Ship a trained run as checkpoints/NAME: the policy file plus a README model card whose table comes
 from duplicate-deal tournaments (Wilson intervals) against random, heuristic and PIMC.
 
-Run: ``python -m train.model_card runs/RUN checkpoints/NAME [--games 2000] [--pimc-games 200]``.
+Run: ``python -m train.model_card runs/RUN checkpoints/NAME [--games 2000] [--pimc-games 200]``; for an
+expert-iteration run (train/exit.py, it has generations.json) the card also shows each generation.
 """
 
 from __future__ import annotations
@@ -107,6 +108,77 @@ def _seating(rules) -> str:
             f"{100 * 2 / rules.num_players:.0f}%).")
 
 
+def write_exit_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: int, workers: int, seed: int,
+                    config: str = "", previous: str = "") -> str:
+    """The card of an expert-iteration run (train/exit.py): the best policy, its strength, and what
+    each generation measured. ``previous``: the agent it grew from, for a head-to-head row."""
+    from .exit import Run, make_exit_config, read_run_json
+
+    run, dest = Path(run), Path(dest)
+    saved = read_run_json(run / "config.json", "config")
+    cfg = make_exit_config(saved, str(run / "config.json"))
+    rules = cfg.resolved_rules()
+    _, card = load_policy(run / "best.safetensors", rules)
+    dest.mkdir(parents=True, exist_ok=True)
+    atomic_write(dest / WEIGHTS_FILE, lambda tmp: shutil.copyfile(run / "best.safetensors", tmp))
+    rows_g = Run(run).rows
+    t0 = time.perf_counter()
+    rows = compare(dest, rules, ["random", "heuristic"], games, seed=seed, workers=workers)
+    if previous:
+        rows += compare(dest, rules, [previous], games, seed=seed, workers=workers)
+    if pimc_games:
+        rows += compare(dest, rules, [pimc], pimc_games, seed=seed, workers=workers)
+    eval_s = time.perf_counter() - t0
+    config = config or f"configs/{cfg.variant}_exit.yaml"
+    cmd = (f"python -m train.model_card {run} {dest} --games {games} --pimc {pimc} --pimc-games {pimc_games} "
+           f"--workers {workers} --seed {seed} --config {config}" + (f" --previous {previous}" if previous else ""))
+    gen_table = ["| generation | decisions recorded | fitted | search overrode the net | held-out accuracy before → after "
+                 "| candidate vs best (games) | 95% Wilson | kept | wall time |", "|---|---|---|---|---|---|---|---|---|"]
+    for r in rows_g:
+        gen_table.append(f"| {r['generation']} | {r['decisions']:,} | {r['fitted']:,} | {100 * r['overrode']:.1f}% | "
+                         f"{100 * r['held_out_accuracy_before']:.1f}% → {100 * r['held_out_accuracy']:.1f}% | "
+                         f"{100 * r['gate_win_rate']:.1f}% ({r['gate_games']}) | {100 * r['gate_low']:.1f}–"
+                         f"{100 * r['gate_high']:.1f}% | {'yes' if r['kept'] else 'no'} | {r['wall_s'] / 60:.1f} min |")
+    wall = sum(r["wall_s"] for r in rows_g)
+    text = f"""# `{dest.name}`: a `{cfg.variant}` agent grown by expert iteration from `{cfg.start}`
+
+Play it with the agent spec `checkpoint:{dest}`. It is one forward pass per decision; its teacher, each
+generation, was `pimcnet:{cfg.worlds}` (PIMC whose rollouts and default choices are the best network so far,
+agents/netpimc.py) in self-play. The file is safetensors weights with a JSON card (network
+{card['network']['shape']} {card['network']['activation']}, observation layout v{card['observation']['layout_version']},
+hint {card['observation'].get('hint', 'none')}); it loads only for exactly these rules.
+
+- rules: `{cfg.variant}`, {rules.num_players} players, {'partnerships' if rules.partnerships else 'solo'}
+- generation 0: `{cfg.start}`; {len(rows_g)} generation(s), {sum(1 for r in rows_g if r['kept'])} kept
+- wall time of the generations on this machine (2 CPU cores): {wall / 60:.1f} min (recording, fits and gates)
+- trained with: `pitch exit --config {config}` (run `{run.name}`; resolved config below)
+
+## Strength (duplicate deals, every deal played with the seats swapped; 95% Wilson intervals)
+
+{_seating(rules)} Truncated games count as not won.
+
+{table(rows)}
+
+Measured by `{cmd}` ({eval_s / 60:.1f} min).
+
+## Generations
+
+Each generation records `decisions` searched decisions, fits the best network to them and to the
+generation before's (`replay: {cfg.replay}`), and plays the fit against the best on {cfg.gate_games} duplicate deals;
+it becomes the best only above {100 * cfg.gate_min:.0f}%.
+
+{chr(10).join(gen_table)}
+
+## Resolved config
+
+```json
+{json.dumps(saved, indent=1)}
+```
+"""
+    atomic_write(dest / "README.md", lambda tmp: Path(tmp).write_text(text))
+    return text
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m train.model_card", description=__doc__)
     p.add_argument("run", help="run directory (runs/NAME)")
@@ -118,7 +190,13 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=2024, help="tournament seed (not a seed used in training)")
     p.add_argument("--config", default="", help="the config file the run was trained from, as the card "
                                                  "names it (default configs/VARIANT.yaml)")
+    p.add_argument("--previous", default="", help="expert-iteration runs: an agent spec for a head-to-head row "
+                                                   "(e.g. checkpoint:checkpoints/setback, the agent it grew from)")
     a = p.parse_args(argv)
+    if (Path(a.run) / "generations.json").is_file():
+        print(write_exit_card(Path(a.run), Path(a.dest), a.games, a.pimc, a.pimc_games, a.workers, a.seed, a.config,
+                              a.previous))
+        return 0
     print(write_card(Path(a.run), Path(a.dest), a.games, a.pimc, a.pimc_games, a.workers, a.seed, a.config))
     return 0
 

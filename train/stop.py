@@ -77,3 +77,17 @@ def _die_with_parent_after_fork() -> None:
                 os._exit(1)
 
     os.register_at_fork(before=before, after_in_child=in_child)
+
+
+def spawned_worker(parent: int) -> None:
+    """Initializer of a pool started with the ``spawn`` context (which the fork hooks above do not
+    reach): the same terms, SIGKILL when the parent ``parent`` dies and Ctrl-C left to it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:
+        os._exit(1)
+

@@ -1,0 +1,211 @@
+"""The network-guided search (agents/netpimc.py, agent spec pimcnet:N:PATH) and expert iteration
+(train/exit.py): batched rollouts play exactly as the policy plays one decision at a time, the search
+keeps to the rules and what its seat knows, recorded decisions are what the network reads, a fit
+moves the network toward the search, and a run records, fits, gates, resumes and refuses bad input."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+import pitch_env
+from agents import make
+from agents.netpimc import NetRollouts, NetSearch
+from agents.worlds import sample_world, void_masks
+from pitch_env.actions import ActionLayout
+from pitch_env.engine import OVER, Game
+from pitch_env.observer import LiveTable, Observer
+from pitch_env.policy import CheckpointError, load_policy
+from pitch_env.policy_input import policy_input
+from train import exit as ex
+from train.config import ConfigError
+
+from test_agents import play_guarded
+
+SHIPPED = {"setback": "checkpoints/setback", "auction": "checkpoints/auction", "ten_point": "checkpoints/ten_point"}
+
+
+def one_at_a_time(policy, rules, game: Game, side: int) -> float:
+    """The reference playout: the policy's own ``act`` (what ``checkpoint:PATH`` plays), one decision at a
+    time, on the observation the real game's seat would get (``rules``: the game's, not the world's,
+    which ends after this hand)."""
+    from agents.rollout import hand_value, rollout_action
+
+    ob = Observer(rules)
+    size = ActionLayout(rules).size
+    before, hand = list(game.scores), game.hand_number
+    while game.phase != OVER and game.hand_number == hand:
+        t = LiveTable(ob)
+        t.sync(game)
+        mask = np.zeros(size, bool)
+        mask[game.legal_actions()] = True
+        hint = rollout_action(game) if policy.hint == "heuristic" else None
+        game.apply(policy.act(t.observe(game.current_seat), mask, None, hint))
+    return hand_value(game, side, before)
+
+
+@pytest.mark.parametrize("variant", sorted(SHIPPED))
+def test_batched_rollouts_play_as_the_policy_plays_one_decision_at_a_time(variant):
+    rules = pitch_env.rules(variant)
+    policy, _ = load_policy(SHIPPED[variant], rules)
+    net = NetRollouts(policy, rules)
+    rng = random.Random(3)
+    games, sides = [], []
+    for seed in range(6):
+        g = Game(rules, seed=seed)
+        for _ in range(seed * 3):  # worlds built at different points of a hand
+            g.apply(rng.choice(g.legal_actions()))
+        if g.phase not in (0, 1, 4):
+            continue
+        v = g.info_state(g.current_seat)
+        hands, stock = sample_world(rng, v, void_masks(v))
+        w = Game.from_info_state(v, hands, stock)
+        games.append(w)
+        sides.append(rules.side_of(v.seat))
+    assert len(games) >= 3
+    expected = [one_at_a_time(policy, rules, g.clone(), s) for g, s in zip(games, sides)]
+    assert net.playout([g.clone() for g in games], sides) == expected
+
+
+@pytest.mark.parametrize("variant", sorted(SHIPPED))
+def test_pimcnet_plays_only_legal_actions_and_never_reads_the_hidden_game(variant):
+    env = pitch_env.env(variant, illegal_action="raise", infoset=True)  # a checkpoint loads for its exact rules
+    n = env.unwrapped.rules.num_players
+    players = [make(f"pimcnet:1:{SHIPPED[variant]}", env, seed=s) for s in range(n)]
+    record = play_guarded(env, players, 5)
+    assert record["hands"]
+
+
+def test_pimcnet_spec_errors_name_the_form():
+    env = pitch_env.env("setback")
+    for bad in ("pimcnet", "pimcnet:4", "pimcnet:x:checkpoints/setback", "pimcnet:0:checkpoints/setback"):
+        with pytest.raises(ValueError, match="pimcnet:N:PATH"):
+            make(bad, env)
+    with pytest.raises(CheckpointError):  # a policy trained for other rules
+        make("pimcnet:2:checkpoints/auction", env)
+    agent = make("pimcnet:3:checkpoints/setback", env)
+    assert agent.name == "pimcnet:3:checkpoints/setback"
+
+
+def test_the_search_leaves_the_network_only_for_a_clearly_better_action():
+    """With one world the paired standard error is infinite: the search always keeps the network's choice;
+    with many worlds its choice is the network's or an action whose mean outcome is higher."""
+    rules = pitch_env.rules("setback")
+    policy, _ = load_policy(SHIPPED["setback"], rules)
+    ob, size = Observer(rules), ActionLayout(rules).size
+    g = Game(rules, seed=11)
+    left = 0
+    for worlds in (1, 8):
+        search = NetSearch(policy, rules, worlds, random.Random(0))
+        game = g.clone()
+        while game.phase != OVER and game.hand_number == 1:
+            v = game.info_state(game.current_seat)
+            t = LiveTable(ob)
+            t.sync(game)
+            mask = np.zeros(size, bool)
+            mask[list(v.legal)] = True
+            net = search.network_choice(t.observe(v.seat), mask, v)
+            if len(v.legal) > 1:
+                choice, means = search.search(v, list(v.legal), net)
+                assert choice in v.legal
+                if worlds == 1:
+                    assert choice == net
+                elif choice != net:
+                    left += 1
+                    assert means[list(v.legal).index(choice)] > means[list(v.legal).index(net)]
+            game.apply(net)
+    assert left >= 0
+
+
+def test_recorded_decisions_are_what_the_network_reads_and_legal():
+    cfg = ex.ExitConfig(worlds=2)
+    part = ex.record_part(cfg, SHIPPED["setback"], 60, seed=1)
+    rules = cfg.resolved_rules()
+    policy, _ = load_policy(SHIPPED["setback"], rules)
+    n = len(part["y"])
+    assert n == 60 and part["x"].shape == (n, policy.shape[0]) and part["mask"].shape == (n, ActionLayout(rules).size)
+    assert part["mask"][np.arange(n), part["y"]].all()
+    # the network's own choice on each row: where the search did not override it, it is the label
+    z = np.where(part["mask"], policy.logits(part["x"].copy()), -np.inf).argmax(1)
+    assert (z[~part["overrode"]] == part["y"][~part["overrode"]]).all()
+    assert (z[part["overrode"]] != part["y"][part["overrode"]]).all()
+
+
+def test_parts_round_trip_and_foreign_files_are_refused(tmp_path):
+    cfg = ex.ExitConfig(worlds=1)
+    part = ex.record_part(cfg, SHIPPED["setback"], 10, seed=2)
+    size, actions = part["x"].shape[1], part["mask"].shape[1]
+    ex.save_part(tmp_path / "part_0.npz", part)
+    back = ex.load_part(tmp_path / "part_0.npz", size, actions)
+    assert all(np.array_equal(back[k], part[k]) for k in part)
+    assert [p.name for p in tmp_path.iterdir()] == ["part_0.npz"]  # no temporary file left
+    bad = tmp_path / "bad.npz"
+    np.savez(bad, x=np.array([{"a": 1}], dtype=object), mask=part["mask"], y=part["y"], overrode=part["overrode"])
+    with pytest.raises(CheckpointError, match="cannot be read"):
+        ex.load_part(bad, size, actions)
+    wrong = dict(part, y=np.full_like(part["y"], actions - 1))  # actions the mask does not allow
+    np.savez(bad, **wrong)
+    with pytest.raises(CheckpointError, match="does not hold"):
+        ex.load_part(bad, size, actions)
+    bad.write_bytes(b"not a zip")
+    with pytest.raises(CheckpointError):
+        ex.load_part(bad, size, actions)
+
+
+def test_a_fit_moves_the_network_toward_the_search():
+    cfg = ex.ExitConfig(epochs=25, learning_rate=1e-3, batch_size=64, torch_threads=1)
+    rules = cfg.resolved_rules()
+    policy, _ = load_policy(SHIPPED["setback"], rules)
+    part = ex.record_part(ex.ExitConfig(worlds=1), SHIPPED["setback"], 160, seed=4)
+    rng = np.random.default_rng(0)
+    # labels the network does not give: a random legal action on every row
+    y = np.array([rng.choice(np.flatnonzero(m)) for m in part["mask"]])
+    new, stats = ex.fit(policy, part["x"], part["mask"], y, cfg, seed=0)
+    assert stats["train_accuracy"] > 0.6
+    before = (np.where(part["mask"], policy.logits(part["x"].copy()), -np.inf).argmax(1) == y).mean()
+    after = (np.where(part["mask"], new.logits(part["x"].copy()), -np.inf).argmax(1) == y).mean()
+    assert after > before + 0.2
+    assert (new.transform is policy.transform) and new.hint == policy.hint and new.shape == policy.shape
+
+
+@pytest.mark.parametrize("values,words", [
+    ({"worlds": 0}, "'worlds'"), ({"decisions": 5}, "'decisions'"), ({"gate_min": 1.5}, "'gate_min'"),
+    ({"generation": 2}, "unknown key"), ({"start": "nowhere/policy"}, "'start'"),
+    ({"start": "checkpoints/auction"}, "'start'"), ({"variant": "bridge"}, "variant"), ({"worlds": "8"}, "'worlds'"),
+])
+def test_bad_configs_are_refused_in_one_line(values, words):
+    with pytest.raises(ConfigError) as e:
+        ex.make_exit_config(values, "test")
+    assert words in str(e.value) and "\n" not in str(e.value)
+
+
+def test_a_run_records_fits_gates_and_resumes(tmp_path, capsys):
+    from pitch_cli import main
+
+    args = ["exit", "--set", f"runs_dir={tmp_path}", "run_name=r", "generations=1", "decisions=1000", "worlds=1",
+            "gate_games=4", "workers=1", "torch_threads=1", "epochs=1"]
+    assert main(args) == 0
+    run = tmp_path / "r"
+    rows = ex.read_run_json(run / "generations.json", "generations")
+    assert len(rows) == 1 and rows[0]["fitted"] == rows[0]["decisions"] == 1000 and rows[0]["gate_games"] == 4
+    assert (run / "gen_1" / "policy.safetensors").is_file() and (run / "best.safetensors").is_file()
+    load_policy(run / "best.safetensors", pitch_env.rules("setback"))
+    assert main(args) == 2 and "exists" in capsys.readouterr().err  # a second start is refused
+    assert main(["exit", "--resume", str(run), "--set", "worlds=3"]) == 2  # the recipe cannot change
+    assert main(["exit", "--resume", str(run)]) == 0  # nothing left to do
+    assert len(ex.read_run_json(run / "generations.json", "generations")) == 1
+    assert main(["exit", "--resume", str(tmp_path)]) == 2  # not a run directory
+    table = (run / "generations.json").read_text()
+    for crafted in ('{"format": "pitch-exit-run/1", "generations": [{"generation": 1}]}', '[1, 2]', '{' * 100000, "\udcff"):
+        (run / "generations.json").write_text(crafted, errors="surrogateescape")
+        assert main(["exit", "--resume", str(run)]) == 2
+        assert "Traceback" not in capsys.readouterr().err
+    (run / "generations.json").write_text(table)
+    from train.model_card import write_exit_card
+
+    text = write_exit_card(run, tmp_path / "card", games=2, pimc="pimc:1", pimc_games=0, workers=1, seed=0,
+                           previous="checkpoint:checkpoints/setback")
+    assert "| 1 | 1,000 | 1,000 |" in text and "checkpoint:checkpoints/setback" in text
+    load_policy(tmp_path / "card", pitch_env.rules("setback"))

@@ -1,0 +1,500 @@
+"""Expert iteration (``pitch exit --config configs/NAME_exit.yaml``): a network that learns from a
+search guided by itself, generation after generation.
+
+One generation:
+
+1. **record**: the teacher, ``pimcnet:worlds:BEST`` (agents/netpimc.py: PIMC whose rollouts and
+   default choices are the current best network), plays self-play games at every seat in ``workers``
+   processes; each decision it searched (bids, trump, card play with a choice) is kept as the
+   network's input, its mask and the search's action. The parts are saved as they come, so a stop
+   loses at most one part per worker.
+2. **fit**: starting from the best network, cross-entropy on this generation's decisions and the
+   ``replay - 1`` before it, the learning rate decaying to zero; the candidate is saved.
+3. **gate**: the candidate plays the best on ``gate_games`` duplicate deals (the tournament tool,
+   agents/tournament.py); it becomes the best only if it wins more than ``gate_min`` of them.
+
+Everything a run writes is under runs_dir/run_name/: the config, ``gen_K/`` (recorded parts,
+``policy.safetensors``), ``generations.json`` (one row per finished generation: decisions, how often
+the search overrode the network, accuracies, the gate's result, wall time) and ``best.safetensors``.
+Ctrl-C or SIGTERM stops at the next part; ``--resume RUN_DIR`` continues where it stopped. Nothing
+read back is a pickle: parts are ``.npz`` loaded with ``allow_pickle=False`` and checked for shape.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import multiprocessing as mp
+import random
+import shutil
+import sys
+import time
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from pitch_env.policy import (WEIGHTS_FILE, CheckpointError, PolicyMLP, atomic_write, load_policy, make_card,
+                              save_policy)
+
+from .config import ConfigError, _check, _short, _type_name, parse_override, read_yaml_file
+
+PART = 1000  # decisions one recording task returns (a stop loses at most this much per worker)
+
+
+@dataclass
+class ExitConfig:
+    variant: str = "setback"  # rules preset: setback, auction or ten_point
+    rules: dict[str, Any] = field(default_factory=dict)  # rules options over the preset
+    start: str = "checkpoints/setback"  # the policy of generation 0 (a checkpoint directory or file)
+    generations: int = 3  # generations to run (each: record, fit, gate)
+    decisions: int = 40_000  # searched decisions recorded per generation
+    worlds: int = 8  # worlds per searched decision of the teacher (pimcnet:worlds:best)
+    replay: int = 2  # generations of recorded decisions each fit uses (this one and the ones before)
+    epochs: int = 4  # passes over the fitted decisions
+    batch_size: int = 512
+    learning_rate: float = 3e-4  # Adam, decaying linearly to zero over the fit
+    gate_games: int = 1000  # duplicate-deal games, candidate vs best
+    gate_min: float = 0.5  # the candidate's win rate must exceed this to become the best
+    workers: int = 2  # recording and gate processes
+    torch_threads: int = 2  # threads of the fit (recording runs numpy, one thread per worker)
+    seed: int = 0
+    run_name: str = ""  # folder under runs_dir; empty: the config file's name
+    runs_dir: str = "runs"
+
+    def resolved_rules(self):
+        import pitch_env
+
+        return pitch_env.rules(self.variant, **self.rules)
+
+
+FIELDS = [f.name for f in fields(ExitConfig)]
+_HINTS = {f.name: f.type for f in fields(ExitConfig)}
+_RANGES = {"generations": (1, 1000), "decisions": (PART, 10**8), "worlds": (1, 1000), "replay": (1, 1000),
+           "epochs": (1, 1000), "batch_size": (1, 1 << 16), "learning_rate": (1e-8, 1.0),
+           "gate_games": (2, 10**6), "gate_min": (0.0, 1.0), "workers": (1, 64), "torch_threads": (1, 256)}
+
+
+def make_exit_config(values: dict, source: str) -> ExitConfig:
+    """An ExitConfig from plain data, each key checked for name, type and range (one-line ConfigError)."""
+    import typing
+
+    if not isinstance(values, dict):
+        raise ConfigError(f"{source} must be a mapping of key: value, got {type(values).__name__}")
+    hints = typing.get_type_hints(ExitConfig)
+    for key, value in values.items():
+        if key not in hints:
+            raise ConfigError(f"unknown key {_short(key)} in {source}; the keys are: {', '.join(FIELDS)}")
+        if not _check(value, hints[key]):
+            raise ConfigError(f"key {key!r} in {source} must be {_type_name(hints[key])}, got {_short(value)} "
+                              f"({type(value).__name__})")
+    values = {k: (float(v) if hints[k] is float else v) for k, v in values.items()}
+    cfg = ExitConfig(**values)
+    for key, (lo, hi) in _RANGES.items():
+        v = getattr(cfg, key)
+        if not (lo <= v <= hi) or (isinstance(v, float) and not math.isfinite(v)):
+            raise ConfigError(f"key {key!r} in {source} is {_short(v)}; it must be between {lo} and {hi}")
+    if not cfg.start:
+        raise ConfigError(f"key 'start' in {source} is empty; name the generation-0 policy, e.g. checkpoints/setback")
+    try:
+        rules = cfg.resolved_rules()
+    except Exception as e:  # the rules module names the bad option
+        raise ConfigError(f"keys 'variant'/'rules' in {source}: {str(e).splitlines()[0]}") from None
+    try:
+        load_policy(cfg.start, rules)
+    except (CheckpointError, FileNotFoundError, OSError) as e:
+        raise ConfigError(f"key 'start' in {source}: {str(e).splitlines()[0]}") from None
+    return cfg
+
+
+def load_exit_config(path, overrides: list[str] = ()) -> ExitConfig:
+    values, source = {}, "the defaults"
+    if path is not None:
+        values = read_yaml_file(Path(path)) or {}
+        source = str(path)
+        make_exit_config(values, source)  # name a bad key of the file before any override hides it
+    for text in overrides:
+        key, value = parse_override(text)
+        values[key] = value
+    return make_exit_config(values, source if not overrides else f"{source} with --set")
+
+
+# ---------------------------------------------------------------------- recording
+def record_part(cfg: ExitConfig, policy_path: str, n: int, seed: int) -> dict[str, np.ndarray]:
+    """Self-play games of the teacher at every seat until ``n`` searched decisions are recorded:
+    the network's input and mask at each, the search's action as the network sees it, and whether the
+    search overrode the network there."""
+    from agents.heuristic import heuristic_action
+    from agents.netpimc import SEARCHED, NetSearch
+    from pitch_env.actions import ActionLayout
+    from pitch_env.canonical import shown_action
+    from pitch_env.engine import OVER, Game
+    from pitch_env.observer import LiveTable, Observer
+    from pitch_env.policy_input import policy_input
+
+    rules = cfg.resolved_rules()
+    policy, _ = load_policy(policy_path, rules)
+    rng = random.Random(seed)
+    search = NetSearch(policy, rules, cfg.worlds, rng)
+    observer = Observer(rules)
+    A = ActionLayout(rules).size
+    xs, ms, ys, over = [], [], [], []
+    while len(ys) < n:
+        g = Game(rules, seed=rng.getrandbits(62))
+        live = LiveTable(observer)
+        live.sync(g)
+        while g.phase != OVER and len(ys) < n:
+            seat = g.current_seat
+            legal = g.legal_actions()
+            action = legal[0]
+            if len(legal) > 1:
+                v = g.info_state(seat)
+                obs = live.observe(seat).copy()
+                mask = np.zeros(A, bool)
+                mask[legal] = True
+                action, net = search.decide(obs, mask, v)
+                if v.phase in SEARCHED:
+                    hint = heuristic_action(v, search.layout) if search.net.hint else None
+                    x, m, act_src = policy_input(obs, mask, policy.transform, hint)
+                    xs.append(np.asarray(x, np.float32))
+                    ms.append(np.asarray(m, bool))
+                    ys.append(shown_action(act_src, action))
+                    over.append(action != net)
+            phase, number = g.phase, g.hand_number
+            g.apply(action)  # checked: the search picks from legal actions, and a slip would fail here
+            live.after(g, seat, action, phase, number)
+    return {"x": np.stack(xs), "mask": np.stack(ms), "y": np.asarray(ys, np.int64), "overrode": np.asarray(over)}
+
+
+def _record_task(args) -> tuple[int, dict]:
+    cfg_dict, policy_path, n, seed, index = args
+    return index, record_part(ExitConfig(**cfg_dict), policy_path, n, seed)
+
+
+def save_part(path: Path, part: dict) -> None:
+    def write(tmp):
+        with open(tmp, "wb") as f:
+            np.savez(f, **part)
+
+    atomic_write(path, write)
+
+
+def load_part(path: Path, in_size: int, actions: int) -> dict[str, np.ndarray]:
+    """A recorded part, refusing anything that is not exactly the arrays ``record_part`` writes."""
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            part = {k: z[k] for k in ("x", "mask", "y", "overrode")}
+    except Exception as e:  # a damaged or foreign file: name it, never unpickle it
+        raise CheckpointError(f"recorded part {str(path)!r} cannot be read ({type(e).__name__}); delete it to "
+                              f"record it again") from None
+    n = len(part["y"])
+    ok = (part["x"].shape == (n, in_size) and part["x"].dtype == np.float32 and part["mask"].shape == (n, actions)
+          and part["mask"].dtype == bool and part["y"].dtype == np.int64 and part["overrode"].shape == (n,)
+          and n > 0 and bool((part["y"] >= 0).all()) and bool((part["y"] < actions).all())
+          and bool(part["mask"][np.arange(n), part["y"]].all()))
+    if not ok:
+        raise CheckpointError(f"recorded part {str(path)!r} does not hold this run's decisions (shapes, types or "
+                              f"actions differ); delete it to record it again")
+    return part
+
+
+# ---------------------------------------------------------------------- fitting
+def fit(policy: PolicyMLP, x: np.ndarray, mask: np.ndarray, y: np.ndarray, cfg: ExitConfig, seed: int) -> tuple[PolicyMLP, dict]:
+    """``policy`` fitted by cross-entropy to the search's actions (5% held out to measure it)."""
+    import torch
+
+    torch.set_num_threads(cfg.torch_threads)
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    n = len(y)
+    order = rng.permutation(n)
+    hold = order[:max(1, n // 20)]
+    train = order[len(hold):]
+    layers = torch.nn.ModuleList(torch.nn.Linear(w.shape[1], w.shape[0]) for w, _ in policy.layers)
+    with torch.no_grad():
+        for lin, (w, b) in zip(layers, policy.layers):
+            lin.weight.copy_(torch.from_numpy(w))
+            lin.bias.copy_(torch.from_numpy(b))
+    act = {"relu": torch.relu, "tanh": torch.tanh}[policy.activation]
+
+    def logits(xb, mb):
+        h = xb
+        for lin in layers[:-1]:
+            h = act(lin(h))
+        return layers[-1](h).masked_fill(~mb, -1e9)
+
+    X, M, Y = torch.from_numpy(x), torch.from_numpy(mask), torch.from_numpy(y)
+
+    def accuracy(idx) -> float:
+        with torch.no_grad():
+            return float((logits(X[idx], M[idx]).argmax(1) == Y[idx]).float().mean())
+
+    before = accuracy(hold)
+    opt = torch.optim.Adam(layers.parameters(), lr=cfg.learning_rate)
+    steps = cfg.epochs * math.ceil(len(train) / cfg.batch_size)
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda k: 1.0 - k / steps)
+    loss_sum = 0.0
+    for _ in range(cfg.epochs):
+        perm = rng.permutation(train)
+        loss_sum = 0.0
+        for start in range(0, len(perm), cfg.batch_size):
+            idx = torch.from_numpy(perm[start:start + cfg.batch_size])
+            loss = torch.nn.functional.cross_entropy(logits(X[idx], M[idx]), Y[idx])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            loss_sum += loss.item() * len(idx)
+    stats = {"held_out_accuracy_before": before, "held_out_accuracy": accuracy(hold),
+             "train_accuracy": accuracy(train), "loss": loss_sum / max(1, len(train))}
+    weights = [(lin.weight.detach().numpy().copy(), lin.bias.detach().numpy().copy()) for lin in layers]
+    return PolicyMLP(weights, policy.activation, policy.transform, policy.hint), stats
+
+
+def _fit_task(cfg_dict: dict, best_path: str, part_paths: list[str], seed: int):
+    """In a worker process: the best policy fitted to the recorded parts (the candidate, its
+    statistics and how many decisions it was fitted to)."""
+    cfg = ExitConfig(**cfg_dict)
+    rules = cfg.resolved_rules()
+    best, _ = load_policy(best_path, rules)
+    from pitch_env.actions import ActionLayout
+
+    parts = [load_part(Path(p), best.shape[0], ActionLayout(rules).size) for p in part_paths]
+    x = np.concatenate([d["x"] for d in parts])
+    mask = np.concatenate([d["mask"] for d in parts])
+    y = np.concatenate([d["y"] for d in parts])
+    del parts
+    cand, stats = fit(best, x, mask, y, cfg, seed)
+    cand.transform = None  # rebuilt from the card by whoever loads it; not sent back through the pipe
+    return cand, stats, int(len(y))
+
+
+# ---------------------------------------------------------------------- the run
+RUN_FORMAT = "pitch-exit-run/1"
+MAX_RUN_FILE = 1 << 20  # config.json and generations.json are a few kilobytes
+
+
+def read_run_json(path: Path, key: str):
+    """``key`` of a run file pitch wrote (config.json, generations.json), refusing anything else in one line."""
+    from pitch_env.jsonfile import json_object
+
+    if not path.is_file():
+        raise ConfigError(f"{str(path)!r} is missing: is {str(path.parent)!r} an expert-iteration run directory?")
+    if path.stat().st_size > MAX_RUN_FILE:
+        raise ConfigError(f"{str(path)!r} is {path.stat().st_size:,} bytes, far more than a run writes; not this run's file")
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(f"{str(path)!r} is not UTF-8 text; not a file this run wrote") from None
+    data = json_object(text, RUN_FORMAT, repr(str(path)), "an expert-iteration run file", ConfigError)
+    return data.get(key)
+
+
+def write_run_json(path: Path, key: str, value) -> None:
+    text = json.dumps({"format": RUN_FORMAT, key: value}, indent=1)
+    atomic_write(path, lambda tmp: Path(tmp).write_text(text))
+
+
+ROW_KEYS = {"generation": int, "decisions": int, "fitted": int, "overrode": float, "held_out_accuracy_before": float,
+            "held_out_accuracy": float, "gate_games": int, "gate_win_rate": float, "gate_low": float,
+            "gate_high": float, "kept": bool, "wall_s": float}
+
+
+def _is(value, kind: type) -> bool:
+    """JSON's value of ``kind``: a bool is no number, and a float may have been written as an int."""
+    if kind is bool:
+        return isinstance(value, bool)
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, (int, float) if kind is float else kind)
+
+
+class Run:
+    """A run directory and its progress (``generations.json``: one row per finished generation)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.table_path = path / "generations.json"
+        self.rows: list[dict] = []
+        if self.table_path.is_file():
+            rows = read_run_json(self.table_path, "generations")
+            ok = isinstance(rows, list) and all(
+                isinstance(r, dict) and r.get("generation") == k + 1
+                and all(_is(r.get(key), t) for key, t in ROW_KEYS.items()) for k, r in enumerate(rows))
+            if not ok:
+                raise ConfigError(f"{str(self.table_path)!r} does not hold this run's generations; restore it or "
+                                  f"start a new run")
+            self.rows = rows
+
+    @property
+    def best(self) -> Path:
+        return self.path / "best.safetensors"
+
+    def gen_dir(self, k: int) -> Path:
+        return self.path / f"gen_{k}"
+
+    def add(self, row: dict) -> None:
+        self.rows.append(row)
+        write_run_json(self.table_path, "generations", self.rows)
+
+
+def run_exit(cfg: ExitConfig, run_dir: Path, show: bool = True, stop=None) -> Run:
+    """Run (or continue) the generations of ``cfg`` in ``run_dir``."""
+    from agents.tournament import run_tournament
+    from pitch_env.actions import ActionLayout
+
+    from .opponents import rule_overrides
+
+    rules = cfg.resolved_rules()
+    run = Run(run_dir)
+    if not run.best.is_file():
+        policy, card = load_policy(cfg.start, rules)
+        save_policy(run.best, policy, dict(card, exit={"generation": 0, "start": cfg.start}))
+    A = ActionLayout(rules).size
+    for tmp in run.path.glob("**/.*.tmp"):  # a write a kill interrupted (atomic_write's temporary file)
+        tmp.unlink()
+    if run.rows and run.rows[-1]["kept"]:
+        last = run.gen_dir(run.rows[-1]["generation"]) / WEIGHTS_FILE
+        if last.read_bytes() != run.best.read_bytes():
+            atomic_write(run.best, lambda tmp: shutil.copyfile(last, tmp))
+
+    def say(text: str) -> None:
+        if show:
+            print(text, flush=True)
+
+    for k in range(len(run.rows) + 1, cfg.generations + 1):
+        t0 = time.perf_counter()
+        best, card = load_policy(run.best, rules)
+        in_size = best.shape[0]
+        gdir = run.gen_dir(k)
+        gdir.mkdir(parents=True, exist_ok=True)
+        # -- record
+        parts = sorted(gdir.glob("part_*.npz"))
+        have = {int(p.stem.split("_")[1]) for p in parts}
+        wanted = math.ceil(cfg.decisions / PART)
+        todo = [j for j in range(wanted) if j not in have]
+        rec_t0 = time.perf_counter()
+        if todo:
+            say(f"generation {k}: recording {len(todo) * PART:,} decisions of pimcnet:{cfg.worlds}:best "
+                f"({cfg.workers} workers)")
+            tasks = [(asdict(cfg), str(run.best), PART, _seed(cfg.seed, k, j), j) for j in todo]
+            with _pool(cfg.workers) as pool:
+                for done, (j, part) in enumerate(pool.imap_unordered(_record_task, tasks), 1):
+                    save_part(gdir / f"part_{j}.npz", part)
+                    if show:
+                        el = time.perf_counter() - rec_t0
+                        print(f"\r  {done}/{len(todo)} parts, {el:.0f} s", end="", flush=True)
+                    if stop is not None and stop:
+                        pool.terminate()
+                        raise KeyboardInterrupt
+            say("")
+        record_s = time.perf_counter() - rec_t0
+        if stop is not None and stop:
+            raise KeyboardInterrupt
+        # -- fit
+        fitted = [str(p) for g in range(max(1, k - cfg.replay + 1), k + 1)
+                  for p in sorted(run.gen_dir(g).glob("part_*.npz"))]
+        here = [load_part(p, in_size, A) for p in sorted(gdir.glob("part_*.npz"))]
+        overrode = float(np.concatenate([d["overrode"] for d in here]).mean())
+        fit_t0 = time.perf_counter()
+        with _pool(1) as pool:
+            cand, stats, n_fitted = pool.apply(_fit_task, (asdict(cfg), str(run.best), fitted, _seed(cfg.seed, k, -1)))
+        fit_s = time.perf_counter() - fit_t0
+        steps = int(card.get("training_steps", 0)) + n_fitted
+        cand_path = gdir / WEIGHTS_FILE
+        save_policy(cand_path, cand, dict(card, training_steps=steps,
+                                          exit={"generation": k, "config": asdict(cfg)}))
+        say(f"generation {k}: fitted {n_fitted:,} decisions (search overrode the network in {100 * overrode:.1f}%); "
+            f"held-out accuracy {100 * stats['held_out_accuracy_before']:.1f}% -> {100 * stats['held_out_accuracy']:.1f}%")
+        if stop is not None and stop:  # the candidate is saved; a resumed run fits it again (same seed)
+            raise KeyboardInterrupt
+        # -- gate
+        gate_t0 = time.perf_counter()
+        res = run_tournament(rules.variant, [f"checkpoint:{cand_path}", f"checkpoint:{run.best}"],
+                             games=cfg.gate_games, seed=_seed(cfg.seed, k, -2) % 2**31, workers=cfg.workers,
+                             names=["candidate", "best"], **rule_overrides(rules))
+        me = res.stats[0]
+        kept = me.win_rate > cfg.gate_min
+        row = {"generation": k, "decisions": int(len(here) and sum(len(d["y"]) for d in here)),
+               "fitted": n_fitted, "overrode": overrode, **stats,
+               "gate_games": me.games, "gate_win_rate": me.win_rate, "gate_low": me.win_low, "gate_high": me.win_high,
+               "kept": kept, "record_s": record_s, "fit_s": fit_s, "gate_s": time.perf_counter() - gate_t0,
+               "wall_s": time.perf_counter() - t0}
+        run.add(row)  # first the verdict, then the copy: a resume finishes a copy a kill interrupted
+        if kept:
+            atomic_write(run.best, lambda tmp: shutil.copyfile(cand_path, tmp))
+        say(f"generation {k}: candidate vs best {100 * me.win_rate:.1f}% [{100 * me.win_low:.1f}–"
+            f"{100 * me.win_high:.1f}%] over {me.games} games: {'kept' if kept else 'dropped'}")
+    return run
+
+
+def _pool(workers: int):
+    """Worker processes started fresh (``spawn``), not forked: the fit runs torch's thread pool, and a
+    process forked from one holding its locks can hang for good (seen here: a recording pool stuck in
+    futex waits after a fit). The orchestrating process itself never runs torch, so the tournament's
+    forked workers are safe too."""
+    import os
+
+    from .stop import spawned_worker
+
+    return mp.get_context("spawn").Pool(workers, spawned_worker, (os.getpid(),))
+
+
+def _seed(seed: int, generation: int, part: int) -> int:
+    return (seed * 1_000_003 + generation * 10_007 + part) % 2**62
+
+
+# ---------------------------------------------------------------------- the command
+DESCRIPTION = """\
+Expert iteration (train/exit.py): each generation records the decisions of a search guided by the
+current best network (pimcnet), fits the network to them, and keeps the result only if it beats the
+best on duplicate deals. Writes runs_dir/run_name/ (generations.json, best.safetensors, gen_K/).
+Ctrl-C stops after the current part; --resume RUN_DIR continues."""
+
+
+def register(subparsers) -> None:
+    import argparse
+
+    p = subparsers.add_parser("exit", help="expert iteration: a network learns from its own search",
+                              description=DESCRIPTION, formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--config", help="YAML config (configs/*_exit.yaml); keys: train/exit.py ExitConfig")
+    p.add_argument("--set", dest="overrides", action="extend", nargs="+", default=[], metavar="KEY=VALUE")
+    p.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR")
+    p.set_defaults(func=cmd_exit)
+
+
+def cmd_exit(args) -> int:
+    from .stop import StopFlag
+
+    try:
+        if args.resume:
+            run_dir = Path(args.resume)
+            saved = read_run_json(run_dir / "config.json", "config")
+            cfg = make_exit_config(saved, str(run_dir / "config.json"))
+            for text in args.overrides:
+                key, value = parse_override(text)
+                if key not in ("generations", "workers", "torch_threads", "gate_games"):
+                    raise ConfigError(f"--set {key} cannot change a resumed run; only generations, workers, "
+                                      f"torch_threads and gate_games can")
+                saved[key] = value
+            cfg = make_exit_config(saved, "--set")
+        else:
+            cfg = load_exit_config(args.config, args.overrides)
+            name = cfg.run_name or (Path(args.config).stem if args.config else "exit")
+            run_dir = Path(cfg.runs_dir) / name
+            if run_dir.exists():
+                raise FileExistsError(f"run directory {str(run_dir)!r} exists; --resume it or set run_name")
+            run_dir.mkdir(parents=True)
+        write_run_json(run_dir / "config.json", "config", asdict(cfg))
+        with StopFlag() as stop:
+            try:
+                run = run_exit(cfg, run_dir, stop=stop)
+            except KeyboardInterrupt:
+                print(f"\nstopped; continue with: pitch exit --resume {run_dir}", file=sys.stderr)
+                return 130
+    except (ConfigError, CheckpointError, FileExistsError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(f"run directory: {run.path}\nbest policy: {run.best} (agent spec checkpoint:{run.best})")
+    return 0
