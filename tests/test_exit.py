@@ -6,6 +6,7 @@ moves the network toward the search, and a run records, fits, gates, resumes and
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -209,3 +210,10 @@ def test_a_run_records_fits_gates_and_resumes(tmp_path, capsys):
                            previous="checkpoint:checkpoints/setback")
     assert "| 1 | 1,000 | 1,000 |" in text and "checkpoint:checkpoints/setback" in text
     load_policy(tmp_path / "card", pitch_env.rules("setback"))
+
+
+@pytest.mark.parametrize("path", sorted((Path(__file__).resolve().parent.parent / "configs" / "exit").glob("*.yaml")),
+                         ids=lambda p: p.stem)
+def test_every_shipped_exit_config_is_valid(path):
+    cfg = ex.load_exit_config(path)
+    assert cfg.variant == path.stem and cfg.start == f"checkpoints/{path.stem}"

@@ -1,4 +1,4 @@
-"""Expert iteration (``pitch exit --config configs/NAME_exit.yaml``): a network that learns from a
+"""Expert iteration (``pitch exit --config configs/exit/VARIANT.yaml``): a network that learns from a
 search guided by itself, generation after generation.
 
 One generation:
@@ -458,7 +458,7 @@ def register(subparsers) -> None:
 
     p = subparsers.add_parser("exit", help="expert iteration: a network learns from its own search",
                               description=DESCRIPTION, formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    p.add_argument("--config", help="YAML config (configs/*_exit.yaml); keys: train/exit.py ExitConfig")
+    p.add_argument("--config", help="YAML config (configs/exit/*.yaml); keys: train/exit.py ExitConfig")
     p.add_argument("--set", dest="overrides", action="extend", nargs="+", default=[], metavar="KEY=VALUE")
     p.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR")
     p.set_defaults(func=cmd_exit)
@@ -481,7 +481,7 @@ def cmd_exit(args) -> int:
             cfg = make_exit_config(saved, "--set")
         else:
             cfg = load_exit_config(args.config, args.overrides)
-            name = cfg.run_name or (Path(args.config).stem if args.config else "exit")
+            name = cfg.run_name or (f"exit_{Path(args.config).stem}" if args.config else "exit")
             run_dir = Path(cfg.runs_dir) / name
             if run_dir.exists():
                 raise FileExistsError(f"run directory {str(run_dir)!r} exists; --resume it or set run_name")

@@ -109,7 +109,7 @@ def _seating(rules) -> str:
 
 
 def write_exit_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: int, workers: int, seed: int,
-                    config: str = "", previous: str = "") -> str:
+                    config: str = "", previous: str = "", note: str = "") -> str:
     """The card of an expert-iteration run (train/exit.py): the best policy, its strength, and what
     each generation measured. ``previous``: the agent it grew from, for a head-to-head row."""
     from .exit import Run, make_exit_config, read_run_json
@@ -129,7 +129,7 @@ def write_exit_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: in
     if pimc_games:
         rows += compare(dest, rules, [pimc], pimc_games, seed=seed, workers=workers)
     eval_s = time.perf_counter() - t0
-    config = config or f"configs/{cfg.variant}_exit.yaml"
+    config = config or f"configs/exit/{cfg.variant}.yaml"
     cmd = (f"python -m train.model_card {run} {dest} --games {games} --pimc {pimc} --pimc-games {pimc_games} "
            f"--workers {workers} --seed {seed} --config {config}" + (f" --previous {previous}" if previous else ""))
     gen_table = ["| generation | decisions recorded | fitted | search overrode the net | held-out accuracy before → after "
@@ -168,7 +168,7 @@ generation before's (`replay: {cfg.replay}`), and plays the fit against the best
 it becomes the best only above {100 * cfg.gate_min:.0f}%.
 
 {chr(10).join(gen_table)}
-
+{chr(10) + note + chr(10) if note else ""}
 ## Resolved config
 
 ```json
@@ -190,12 +190,14 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=2024, help="tournament seed (not a seed used in training)")
     p.add_argument("--config", default="", help="the config file the run was trained from, as the card "
                                                  "names it (default configs/VARIANT.yaml)")
+    p.add_argument("--note", default="", help="expert-iteration runs: a paragraph for the card under the "
+                                               "generations (how the run went, e.g. a shared machine)")
     p.add_argument("--previous", default="", help="expert-iteration runs: an agent spec for a head-to-head row "
                                                    "(e.g. checkpoint:checkpoints/setback, the agent it grew from)")
     a = p.parse_args(argv)
     if (Path(a.run) / "generations.json").is_file():
         print(write_exit_card(Path(a.run), Path(a.dest), a.games, a.pimc, a.pimc_games, a.workers, a.seed, a.config,
-                              a.previous))
+                              a.previous, a.note))
         return 0
     print(write_card(Path(a.run), Path(a.dest), a.games, a.pimc, a.pimc_games, a.workers, a.seed, a.config))
     return 0
