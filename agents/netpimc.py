@@ -18,6 +18,8 @@ teacher of expert iteration (train/exit.py).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import torch
 
@@ -25,12 +27,12 @@ from pitch_env.actions import ActionLayout
 from pitch_env.canonical import BatchCanonical
 from pitch_env.engine import BID, DECLARE, OVER, PLAY, Game
 from pitch_env.observer import LiveTable, Observer
-from pitch_env.policy import load_policy
-from pitch_env.policy_input import policy_input
+from pitch_env.policy import BatchMLP, load_policy
+from pitch_env.policy_input import batch_policy_input, policy_input
 
 from .base import Agent
 from .heuristic import heuristic_action
-from .pimc import SWITCH_Z, _paired
+from .pimc import SWITCH_Z, paired
 from .rollout import hand_value, rollout_action
 from .worlds import sample_world, void_masks
 
@@ -41,50 +43,27 @@ class NetRollouts:
     """A policy network (pitch_env/policy.py ``PolicyMLP``) run on many engine games at once."""
 
     def __init__(self, policy, rules):
-        self.policy = policy
-        self.rules = rules
         self.observer = Observer(rules)
         self.A = ActionLayout(rules).size
         self.canon = None if policy.transform is None else BatchCanonical(policy.transform)
         self.hint = policy.hint == "heuristic"
-        # The forward passes run in torch at one thread (``playout`` sets it and gives the caller's back):
-        # numpy's BLAS starts threads of its own for a batch, and two worker processes' threads spinning
-        # against each other made a search 40 times slower; even alone, two threads were slower than one
-        # for these small batches.
-        self.layers = [(torch.from_numpy(w), torch.from_numpy(b)) for w, b in policy.layers]
-        self.act = {"relu": torch.relu, "tanh": torch.tanh}[policy.activation]
-
-    @torch.no_grad()
-    def logits(self, x: np.ndarray) -> np.ndarray:
-        y = torch.from_numpy(np.ascontiguousarray(x, np.float32))
-        for w, b in self.layers[:-1]:
-            y = self.act(torch.nn.functional.linear(y, w, b))
-        w, b = self.layers[-1]
-        return torch.nn.functional.linear(y, w, b).numpy()
+        self.net = BatchMLP(policy.layers, policy.activation)
 
     def greedy(self, games: list[Game], lives: list[LiveTable]) -> np.ndarray:
         """The network's most likely legal action (a real action) for the seat to move of each game."""
-        n = len(games)
         obs = np.stack([t.observe(g.current_seat) for g, t in zip(games, lives)])
-        mask = np.zeros((n, self.A), bool)
+        mask = np.zeros((len(games), self.A), bool)
         for k, g in enumerate(games):
             mask[k, g._cached_legal()] = True
-        if self.canon is not None:
-            ids = self.canon.ids(obs)
-            rows = np.arange(n)[:, None]
-            obs, mask = obs[rows, self.canon.obs_src[ids]], mask[rows, self.canon.act_src[ids]]
-        if self.hint:
-            h = np.zeros((n, self.A), np.float32)
-            real = np.array([rollout_action(g) for g in games])
-            h[np.arange(n), real if self.canon is None else self.canon.act_dst[ids, real]] = 1.0
-            obs = np.concatenate([obs, h], 1)
-        z = np.where(mask, self.logits(obs), -np.inf)
-        a = z.argmax(1)
-        return a if self.canon is None else self.canon.act_src[ids, a]
+        hints = np.array([rollout_action(g) for g in games]) if self.hint else None
+        x, m, ids = batch_policy_input(obs, mask, self.canon, hints)
+        a = np.where(m, self.net(x), -np.inf).argmax(1)
+        return a if ids is None else self.canon.act_src[ids, a]
 
     def playout(self, games: list[Game], sides: list[int]) -> list[float]:
-        """Play every game to the end of its hand, the network at every seat; each one's outcome for
-        its side (``hand_value``)."""
+        """Play every game to the end of its hand, the network at every seat, greedily; each one's
+        outcome for its side (``hand_value``). Torch runs at one thread meanwhile (the caller's count
+        is given back): for these small batches one thread was faster than two even alone."""
         threads = torch.get_num_threads()
         torch.set_num_threads(1)
         try:
@@ -103,14 +82,28 @@ class NetRollouts:
         live = [i for i, g in enumerate(games) if g.phase != OVER]
         while live:
             actions = self.greedy([games[i] for i in live], [lives[i] for i in live])
+            going = []
             for i, a in zip(live, actions.tolist()):
                 g = games[i]
                 seat, phase, number = g.current_seat, g.phase, g.hand_number
                 g.apply_legal(a)  # the network picks only legal actions (masked)
                 if g.phase != OVER and g.hand_number == hands[i]:
                     lives[i].after(g, seat, a, phase, number)
-            live = [i for i in live if games[i].phase != OVER and games[i].hand_number == hands[i]]
+                    going.append(i)
+            live = going
         return [hand_value(g, side, b) for g, side, b in zip(games, sides, before)]
+
+
+@dataclass
+class Decision:
+    """One decision of the search: its action, the network's own choice, and what the network read
+    (``policy_input``'s input, mask and permutation back to real actions)."""
+
+    action: int
+    network: int
+    x: np.ndarray
+    mask: np.ndarray
+    act_src: np.ndarray | None
 
 
 class NetSearch:
@@ -118,21 +111,18 @@ class NetSearch:
 
     def __init__(self, policy, rules, worlds: int, rng, switch_z: float = SWITCH_Z):
         self.policy, self.rules, self.worlds, self.rng, self.switch_z = policy, rules, worlds, rng, switch_z
-        self.net = NetRollouts(policy, rules)
+        self.rollouts = NetRollouts(policy, rules)
         self.layout = ActionLayout(rules)
 
-    def network_choice(self, obs: np.ndarray, mask: np.ndarray, v) -> int:
-        """The policy's most likely legal action at this decision (``obs``: the Observer vector)."""
-        hint = heuristic_action(v, self.layout) if self.net.hint else None
-        return self.policy.act(obs, mask, None, hint)
-
-    def decide(self, obs: np.ndarray, mask: np.ndarray, v) -> tuple[int, int]:
-        """(the search's action, the network's) at the decision ``v`` of the seat to move."""
-        choice = self.network_choice(obs, mask, v)
+    def decide(self, obs: np.ndarray, mask: np.ndarray, v) -> Decision:
+        """The decision of the seat to move at ``v`` (``obs``, ``mask``: its Observer vector and legal mask):
+        searched at a bid, trump or card with a choice, else the network's."""
+        hint = heuristic_action(v, self.layout) if self.rollouts.hint else None
+        x, m, act_src = policy_input(obs, mask, self.policy.transform, hint)
+        net = self.policy.act_input(x, m, act_src)
         legal = list(v.legal)
-        if len(legal) == 1 or v.phase not in SEARCHED:
-            return choice, choice
-        return self.search(v, legal, choice)[0], choice
+        action = net if len(legal) == 1 or v.phase not in SEARCHED else self.search(v, legal, net)[0]
+        return Decision(action, net, x, m, act_src)
 
     def outcomes(self, v, legal: list[int]) -> np.ndarray:
         """Rollout outcomes, ``[len(legal), worlds]``: every legal action in every sampled world."""
@@ -146,7 +136,7 @@ class NetSearch:
                 g = world.clone()
                 g.apply_legal(a)
                 games.append(g)
-        values = self.net.playout(games, [side] * len(games))
+        values = self.rollouts.playout(games, [side] * len(games))
         return np.array(values, np.float64).reshape(self.worlds, len(legal)).T
 
     def search(self, v, legal: list[int], preferred: int) -> tuple[int, np.ndarray]:
@@ -158,7 +148,7 @@ class NetSearch:
         best = int(means.argmax())
         if best == keep:
             return preferred, means
-        mean, se = _paired(results[best].tolist(), results[keep].tolist())
+        mean, se = paired(results[best].tolist(), results[keep].tolist())
         return (legal[best] if mean > 0 and mean > self.switch_z * se else preferred), means
 
 
@@ -167,11 +157,10 @@ class NetPIMCAgent(Agent):
 
     def __init__(self, env, path, worlds: int = 12, seed: int | None = None, switch_z: float = SWITCH_Z):
         super().__init__(env, seed=seed)
-        policy, self.card = load_policy(path, self.rules)
-        self.worlds = worlds
+        policy, _ = load_policy(path, self.rules)
         self.searcher = NetSearch(policy, self.rules, worlds, self.rng, switch_z)
         self.name = f"pimcnet:{worlds}:{path}"
 
     def act(self, observation, info) -> int:
         return self.searcher.decide(np.asarray(observation["observation"], np.float32),
-                                    np.asarray(observation["action_mask"], bool), self.info_state(info))[0]
+                                    np.asarray(observation["action_mask"], bool), self.info_state(info)).action

@@ -77,11 +77,11 @@ class PIMCAgent(HeuristicAgent):
         best = max(full, key=lambda i: sum(results[i]))
         if best == keep:
             return preferred
-        mean, se = _paired(results[best], results[keep])
+        mean, se = paired(results[best], results[keep])
         return legal[best] if mean > 0 and mean > self.switch_z * se else preferred
 
 
-def _paired(a: list[float], b: list[float]) -> tuple[float, float]:
+def paired(a: list[float], b: list[float]) -> tuple[float, float]:
     """Mean and standard error of the world-by-world difference a - b."""
     n = len(a)
     diffs = [x - y for x, y in zip(a, b)]
@@ -100,7 +100,7 @@ def _contenders(results: list[list[float]], active: list[int], keep: int) -> lis
         if i in (leader, keep):
             out.append(i)
             continue
-        mean, se = _paired(results[leader], results[i])
+        mean, se = paired(results[leader], results[i])
         if mean <= DROP_Z * se or mean == 0:
             out.append(i)
     return out

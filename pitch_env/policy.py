@@ -65,8 +65,13 @@ class PolicyMLP:
             hint = None
         elif hint is None:
             raise ValueError(f"this policy reads the {self.hint} agent's choice (hint); pass hint=")
-        obs, mask, act_src = policy_input(obs, mask, self.transform, hint)
-        action = self._act(obs, mask, rng)
+        return self.act_input(*policy_input(obs, mask, self.transform, hint), rng)
+
+    def act_input(self, x: np.ndarray, mask: np.ndarray, act_src: np.ndarray | None,
+                  rng: np.random.Generator | None = None) -> int:
+        """``act`` on what ``policy_input`` made of a decision (the network's input, its mask, and the
+        permutation back to real actions): for a caller that keeps the input too."""
+        action = self._act(x, mask, rng)
         return action if act_src is None else int(act_src[action])
 
     def _act(self, obs, mask, rng) -> int:
@@ -83,6 +88,33 @@ class PolicyMLP:
     @property
     def shape(self) -> list[int]:
         return [self.layers[0][0].shape[1]] + [w.shape[0] for w, _ in self.layers]
+
+
+class BatchMLP:
+    """Dense layers (a PolicyMLP's, or a training network's heads) run on a batch of numpy rows, in torch.
+    Not numpy: its BLAS starts threads of its own for a batch, and with the cores already busy those
+    spin against each other (a training rollout took 5 times as long, a search in two worker processes
+    40 times). Torch runs at the thread count its caller sets."""
+
+    def __init__(self, layers, activation: str):
+        import torch
+
+        acts = {"relu": torch.relu, "tanh": torch.tanh}
+        if activation not in acts:
+            raise ValueError(f"unknown activation {activation!r}; known: {', '.join(acts)}")
+        self.act = acts[activation]
+        self.layers = [(torch.from_numpy(np.ascontiguousarray(w, np.float32)),
+                        torch.from_numpy(np.ascontiguousarray(b, np.float32))) for w, b in layers]
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        import torch
+
+        with torch.no_grad():
+            y = torch.from_numpy(np.ascontiguousarray(x, np.float32))
+            for w, b in self.layers[:-1]:
+                y = self.act(torch.nn.functional.linear(y, w, b))
+            w, b = self.layers[-1]
+            return torch.nn.functional.linear(y, w, b).numpy()
 
 
 def tensors_of(policy: PolicyMLP) -> dict[str, np.ndarray]:

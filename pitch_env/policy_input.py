@@ -40,3 +40,20 @@ def policy_input(obs: np.ndarray, mask: np.ndarray, transform=None, hint: int | 
     if hint is not None:
         obs = with_hint(obs, act_src, hint, len(mask))
     return obs, mask, act_src
+
+
+def batch_policy_input(obs: np.ndarray, mask: np.ndarray, canon=None, hints: np.ndarray | None = None):
+    """``policy_input`` for a batch of rows: ``(inputs, masks, ids)``, through ``canon`` (a
+    ``canonical.BatchCanonical``; ``ids`` are its permutations, row i's network action a being the real
+    ``canon.act_src[ids[i], a]``; None without it), then the one-hot of ``hints`` (each row's
+    heuristic action, real) when given."""
+    ids = None
+    if canon is not None:
+        obs, mask, ids = canon.apply(obs, mask)
+    if hints is not None:
+        n, size = mask.shape
+        h = np.zeros((n, size), np.float32)
+        h[np.arange(n), hints if ids is None else canon.act_dst[ids, hints]] = 1.0
+        obs = np.concatenate([obs, h], 1)
+    return obs, mask, ids
+

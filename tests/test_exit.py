@@ -91,33 +91,33 @@ def test_pimcnet_spec_errors_name_the_form():
 
 
 def test_the_search_leaves_the_network_only_for_a_clearly_better_action():
-    """With one world the paired standard error is infinite: the search always keeps the network's choice;
-    with many worlds its choice is the network's or an action whose mean outcome is higher."""
+    """With one world the paired standard error is infinite: the search always keeps the network's choice.
+    With eight it leaves it, here and there, and only for an action whose mean outcome is higher."""
     rules = pitch_env.rules("setback")
     policy, _ = load_policy(SHIPPED["setback"], rules)
     ob, size = Observer(rules), ActionLayout(rules).size
-    g = Game(rules, seed=11)
     left = 0
     for worlds in (1, 8):
         search = NetSearch(policy, rules, worlds, random.Random(0))
-        game = g.clone()
-        while game.phase != OVER and game.hand_number == 1:
+        game = Game(rules, seed=11)
+        while not (worlds == 1 and game.hand_number > 1) and not (worlds == 8 and left >= 2):
+            assert game.hand_number <= 4, "eight worlds never overrode the network in three hands"
             v = game.info_state(game.current_seat)
             t = LiveTable(ob)
             t.sync(game)
             mask = np.zeros(size, bool)
             mask[list(v.legal)] = True
-            net = search.network_choice(t.observe(v.seat), mask, v)
-            if len(v.legal) > 1:
-                choice, means = search.search(v, list(v.legal), net)
-                assert choice in v.legal
-                if worlds == 1:
-                    assert choice == net
-                elif choice != net:
+            d = search.decide(t.observe(v.seat), mask, v)
+            assert d.action in v.legal and d.network in v.legal
+            if worlds == 1:
+                assert d.action == d.network
+            elif len(v.legal) > 1 and v.phase in (0, 1, 4):
+                choice, means = search.search(v, list(v.legal), d.network)
+                if choice != d.network:
                     left += 1
-                    assert means[list(v.legal).index(choice)] > means[list(v.legal).index(net)]
-            game.apply(net)
-    assert left >= 0
+                    assert means[list(v.legal).index(choice)] > means[list(v.legal).index(d.network)]
+            game.apply(d.network)
+    assert left >= 2
 
 
 def test_recorded_decisions_are_what_the_network_reads_and_legal():

@@ -35,8 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from pitch_env.policy import (WEIGHTS_FILE, CheckpointError, PolicyMLP, atomic_write, load_policy, make_card,
-                              save_policy)
+from pitch_env.policy import WEIGHTS_FILE, CheckpointError, PolicyMLP, atomic_write, load_policy, save_policy
 
 from .config import ConfigError, _check, _short, _type_name, parse_override, read_yaml_file
 
@@ -58,7 +57,7 @@ class ExitConfig:
     gate_games: int = 1000  # duplicate-deal games, candidate vs best
     gate_min: float = 0.5  # the candidate's win rate must exceed this to become the best
     workers: int = 2  # recording and gate processes
-    torch_threads: int = 2  # threads of the fit (recording runs numpy, one thread per worker)
+    torch_threads: int = 2  # threads of the fit (each recording worker runs torch at one thread)
     seed: int = 0
     run_name: str = ""  # folder under runs_dir; empty: the config file's name
     runs_dir: str = "runs"
@@ -70,7 +69,6 @@ class ExitConfig:
 
 
 FIELDS = [f.name for f in fields(ExitConfig)]
-_HINTS = {f.name: f.type for f in fields(ExitConfig)}
 _RANGES = {"generations": (1, 1000), "decisions": (PART, 10**8), "worlds": (1, 1000), "replay": (1, 1000),
            "epochs": (1, 1000), "batch_size": (1, 1 << 16), "learning_rate": (1e-8, 1.0),
            "gate_games": (2, 10**6), "gate_min": (0.0, 1.0), "workers": (1, 64), "torch_threads": (1, 256)}
@@ -125,13 +123,11 @@ def record_part(cfg: ExitConfig, policy_path: str, n: int, seed: int) -> dict[st
     """Self-play games of the teacher at every seat until ``n`` searched decisions are recorded:
     the network's input and mask at each, the search's action as the network sees it, and whether the
     search overrode the network there."""
-    from agents.heuristic import heuristic_action
     from agents.netpimc import SEARCHED, NetSearch
     from pitch_env.actions import ActionLayout
     from pitch_env.canonical import shown_action
     from pitch_env.engine import OVER, Game
     from pitch_env.observer import LiveTable, Observer
-    from pitch_env.policy_input import policy_input
 
     rules = cfg.resolved_rules()
     policy, _ = load_policy(policy_path, rules)
@@ -150,17 +146,15 @@ def record_part(cfg: ExitConfig, policy_path: str, n: int, seed: int) -> dict[st
             action = legal[0]
             if len(legal) > 1:
                 v = g.info_state(seat)
-                obs = live.observe(seat).copy()
                 mask = np.zeros(A, bool)
                 mask[legal] = True
-                action, net = search.decide(obs, mask, v)
+                d = search.decide(live.observe(seat), mask, v)
+                action = d.action
                 if v.phase in SEARCHED:
-                    hint = heuristic_action(v, search.layout) if search.net.hint else None
-                    x, m, act_src = policy_input(obs, mask, policy.transform, hint)
-                    xs.append(np.asarray(x, np.float32))
-                    ms.append(np.asarray(m, bool))
-                    ys.append(shown_action(act_src, action))
-                    over.append(action != net)
+                    xs.append(np.asarray(d.x, np.float32))
+                    ms.append(np.asarray(d.mask, bool))
+                    ys.append(shown_action(d.act_src, action))
+                    over.append(action != d.network)
             phase, number = g.phase, g.hand_number
             g.apply(action)  # checked: the search picks from legal actions, and a slip would fail here
             live.after(g, seat, action, phase, number)
@@ -252,22 +246,24 @@ def fit(policy: PolicyMLP, x: np.ndarray, mask: np.ndarray, y: np.ndarray, cfg: 
     return PolicyMLP(weights, policy.activation, policy.transform, policy.hint), stats
 
 
-def _fit_task(cfg_dict: dict, best_path: str, part_paths: list[str], seed: int):
-    """In a worker process: the best policy fitted to the recorded parts (the candidate, its
-    statistics and how many decisions it was fitted to)."""
+def _fit_task(cfg_dict: dict, best_path: str, part_paths: list[str], current: int, seed: int):
+    """In a worker process: the best policy fitted to the recorded parts, of which the last ``current``
+    are this generation's; the candidate and its statistics (with how many decisions it was fitted to,
+    how many this generation recorded and how often the search overrode the network in them)."""
+    from pitch_env.actions import ActionLayout
+
     cfg = ExitConfig(**cfg_dict)
     rules = cfg.resolved_rules()
     best, _ = load_policy(best_path, rules)
-    from pitch_env.actions import ActionLayout
-
     parts = [load_part(Path(p), best.shape[0], ActionLayout(rules).size) for p in part_paths]
+    here = np.concatenate([d["overrode"] for d in parts[len(parts) - current:]])
     x = np.concatenate([d["x"] for d in parts])
     mask = np.concatenate([d["mask"] for d in parts])
     y = np.concatenate([d["y"] for d in parts])
     del parts
     cand, stats = fit(best, x, mask, y, cfg, seed)
     cand.transform = None  # rebuilt from the card by whoever loads it; not sent back through the pipe
-    return cand, stats, int(len(y))
+    return cand, dict(stats, fitted=int(len(y)), decisions=int(len(here)), overrode=float(here.mean()))
 
 
 # ---------------------------------------------------------------------- the run
@@ -342,7 +338,6 @@ class Run:
 def run_exit(cfg: ExitConfig, run_dir: Path, show: bool = True, stop=None) -> Run:
     """Run (or continue) the generations of ``cfg`` in ``run_dir``."""
     from agents.tournament import run_tournament
-    from pitch_env.actions import ActionLayout
 
     from .opponents import rule_overrides
 
@@ -351,7 +346,6 @@ def run_exit(cfg: ExitConfig, run_dir: Path, show: bool = True, stop=None) -> Ru
     if not run.best.is_file():
         policy, card = load_policy(cfg.start, rules)
         save_policy(run.best, policy, dict(card, exit={"generation": 0, "start": cfg.start}))
-    A = ActionLayout(rules).size
     for tmp in run.path.glob("**/.*.tmp"):  # a write a kill interrupted (atomic_write's temporary file)
         tmp.unlink()
     if run.rows and run.rows[-1]["kept"]:
@@ -365,13 +359,11 @@ def run_exit(cfg: ExitConfig, run_dir: Path, show: bool = True, stop=None) -> Ru
 
     for k in range(len(run.rows) + 1, cfg.generations + 1):
         t0 = time.perf_counter()
-        best, card = load_policy(run.best, rules)
-        in_size = best.shape[0]
+        _, card = load_policy(run.best, rules)
         gdir = run.gen_dir(k)
         gdir.mkdir(parents=True, exist_ok=True)
         # -- record
-        parts = sorted(gdir.glob("part_*.npz"))
-        have = {int(p.stem.split("_")[1]) for p in parts}
+        have = {int(p.stem[5:]) for p in _parts(gdir)}
         wanted = math.ceil(cfg.decisions / PART)
         todo = [j for j in range(wanted) if j not in have]
         rec_t0 = time.perf_counter()
@@ -393,19 +385,19 @@ def run_exit(cfg: ExitConfig, run_dir: Path, show: bool = True, stop=None) -> Ru
         if stop is not None and stop:
             raise KeyboardInterrupt
         # -- fit
-        fitted = [str(p) for g in range(max(1, k - cfg.replay + 1), k + 1)
-                  for p in sorted(run.gen_dir(g).glob("part_*.npz"))]
-        here = [load_part(p, in_size, A) for p in sorted(gdir.glob("part_*.npz"))]
-        overrode = float(np.concatenate([d["overrode"] for d in here]).mean())
+        earlier = [p for g in range(max(1, k - cfg.replay + 1), k) for p in _parts(run.gen_dir(g))]
+        here = _parts(gdir)
         fit_t0 = time.perf_counter()
         with _pool(1) as pool:
-            cand, stats, n_fitted = pool.apply(_fit_task, (asdict(cfg), str(run.best), fitted, _seed(cfg.seed, k, -1)))
+            cand, stats = pool.apply(_fit_task, (asdict(cfg), str(run.best), [str(p) for p in earlier + here],
+                                                 len(here), _seed(cfg.seed, k, -1)))
         fit_s = time.perf_counter() - fit_t0
-        steps = int(card.get("training_steps", 0)) + n_fitted
+        steps = int(card.get("training_steps", 0)) + stats["fitted"]
         cand_path = gdir / WEIGHTS_FILE
         save_policy(cand_path, cand, dict(card, training_steps=steps,
                                           exit={"generation": k, "config": asdict(cfg)}))
-        say(f"generation {k}: fitted {n_fitted:,} decisions (search overrode the network in {100 * overrode:.1f}%); "
+        say(f"generation {k}: fitted {stats['fitted']:,} decisions (search overrode the network in "
+            f"{100 * stats['overrode']:.1f}%); "
             f"held-out accuracy {100 * stats['held_out_accuracy_before']:.1f}% -> {100 * stats['held_out_accuracy']:.1f}%")
         if stop is not None and stop:  # the candidate is saved; a resumed run fits it again (same seed)
             raise KeyboardInterrupt
@@ -416,8 +408,7 @@ def run_exit(cfg: ExitConfig, run_dir: Path, show: bool = True, stop=None) -> Ru
                              names=["candidate", "best"], **rule_overrides(rules))
         me = res.stats[0]
         kept = me.win_rate > cfg.gate_min
-        row = {"generation": k, "decisions": int(len(here) and sum(len(d["y"]) for d in here)),
-               "fitted": n_fitted, "overrode": overrode, **stats,
+        row = {"generation": k, **stats,
                "gate_games": me.games, "gate_win_rate": me.win_rate, "gate_low": me.win_low, "gate_high": me.win_high,
                "kept": kept, "record_s": record_s, "fit_s": fit_s, "gate_s": time.perf_counter() - gate_t0,
                "wall_s": time.perf_counter() - t0}
@@ -427,6 +418,12 @@ def run_exit(cfg: ExitConfig, run_dir: Path, show: bool = True, stop=None) -> Ru
         say(f"generation {k}: candidate vs best {100 * me.win_rate:.1f}% [{100 * me.win_low:.1f}–"
             f"{100 * me.win_high:.1f}%] over {me.games} games: {'kept' if kept else 'dropped'}")
     return run
+
+
+def _parts(gdir: Path) -> list[Path]:
+    """The recorded parts of a generation's folder (``part_J.npz``, J a whole number), in order of J."""
+    found = [p for p in gdir.glob("part_*.npz") if p.stem[5:].isdigit()]
+    return sorted(found, key=lambda p: int(p.stem[5:]))
 
 
 def _pool(workers: int):

@@ -34,6 +34,8 @@ from pitch_env.actions import ActionLayout
 from pitch_env.canonical import BatchCanonical, SuitCanonical
 from pitch_env.engine import BID, OVER, Game
 from pitch_env.observer import LiveTable, Observer
+from pitch_env.policy import BatchMLP
+from pitch_env.policy_input import batch_policy_input
 from pitch_env.rewards import hand_scale, relative_reward, win_bonus
 
 from .config import scheduled
@@ -42,32 +44,6 @@ from .opponents import AgentOpponent, make_agent
 from .selfplay import count_bid
 
 LEARNER, SNAPSHOT, HEURISTIC, RANDOM, AGENT = range(5)  # who plays a side of a game
-
-
-# ---------------------------------------------------------------------- numpy networks
-class NumpyNet:
-    """Dense layers with an activation between them (the learner's policy and value heads, or a
-    frozen snapshot's policy), run on a batch of numpy rows. The product runs in torch, whose thread
-    count the trainer sets; numpy's BLAS would start its own threads, and with the cores already busy
-    those spin against each other (a rollout took 5 times as long)."""
-
-    def __init__(self, layers, activation: str):
-        self.layers = [(torch.from_numpy(np.ascontiguousarray(w, np.float32)),
-                        torch.from_numpy(np.ascontiguousarray(b, np.float32))) for w, b in layers]
-        if activation not in TORCH_ACTIVATIONS:
-            raise ValueError(f"unknown activation {activation!r}; known: {', '.join(TORCH_ACTIVATIONS)}")
-        self.act = TORCH_ACTIVATIONS[activation]
-
-    @torch.no_grad()
-    def __call__(self, x: np.ndarray) -> np.ndarray:
-        y = torch.from_numpy(x)
-        for w, b in self.layers[:-1]:
-            y = self.act(torch.nn.functional.linear(y, w, b))
-        w, b = self.layers[-1]
-        return torch.nn.functional.linear(y, w, b).numpy()
-
-
-TORCH_ACTIVATIONS = {"relu": torch.relu, "tanh": torch.tanh}
 
 
 def learner_layers(model) -> tuple[list, list]:
@@ -133,7 +109,7 @@ class Lockstep:
         self.scale = hand_scale(rules)
         self.side_of = [rules.side_of(s) for s in range(rules.num_players)]
         self.set_pool(cfg.opponents, cfg.mirror)
-        self.snapshots: list[NumpyNet] = []
+        self.snapshots: list[BatchMLP] = []
         self.agents: dict[tuple[str, int], AgentOpponent] = {}
         self.pi = self.vf = None
         self.games: list = []  # the running games, their tables, players and learner trajectories (collect)
@@ -148,11 +124,11 @@ class Lockstep:
 
     # --------------------------------------------------------------- weights
     def set_learner(self, pi_layers, vf_layers) -> None:
-        self.pi = NumpyNet(pi_layers, self.cfg.activation)
-        self.vf = NumpyNet(vf_layers, self.cfg.activation)
+        self.pi = BatchMLP(pi_layers, self.cfg.activation)
+        self.vf = BatchMLP(vf_layers, self.cfg.activation)
 
     def add_snapshot(self, layers, activation: str) -> None:
-        self.snapshots.append(NumpyNet(layers, activation))
+        self.snapshots.append(BatchMLP(layers, activation))
         del self.snapshots[:-self.cfg.snapshot_pool]
 
     # --------------------------------------------------------------- one game
@@ -315,18 +291,9 @@ class Lockstep:
         return self._finish(data, done, running, stats)
 
     def _inputs(self, obs, mask, games):
-        """What the network reads for these rows: (input, mask, permutation ids or None), the
-        batched form of pitch_env/policy_input.py's ``policy_input``."""
-        if self.canon is not None:
-            x, m, ids = self.canon.apply(obs, mask)
-        else:
-            x, m, ids = obs, mask, None
-        if self.hint:
-            h = np.zeros((len(games), self.A), np.float32)
-            real = np.array([engine_hint(g) for g in games])
-            h[np.arange(len(games)), real if ids is None else self.canon.act_dst[ids, real]] = 1.0
-            x = np.concatenate([x, h], 1)
-        return x, m, ids
+        """What the network reads for these rows: (input, mask, permutation ids or None)."""
+        hints = np.array([engine_hint(g) for g in games]) if self.hint else None
+        return batch_policy_input(obs, mask, self.canon, hints)
 
     def _finish(self, data: dict, done: list[list[int]], running: list, stats: dict) -> Rollout:
         """GAE over every trajectory: ended ones to their terminal step, running ones up to their latest

@@ -26,16 +26,9 @@ def write_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: int, wo
     cfg = load_config(run / "config.yaml")
     config = config or f"configs/{cfg.variant}.yaml"
     rules = cfg.resolved_rules()
-    src = run / "checkpoint" / WEIGHTS_FILE
-    _, card = load_policy(src, rules)  # refuses a damaged or mismatched file before shipping it
-    dest.mkdir(parents=True, exist_ok=True)
-    atomic_write(dest / WEIGHTS_FILE, lambda tmp: shutil.copyfile(src, tmp))
+    card, rows, eval_s = _ship(run / "checkpoint" / WEIGHTS_FILE, dest, rules, games, [], pimc, pimc_games,
+                               workers, seed)
     state = json.loads((run / "checkpoint" / "state.json").read_text())
-    t0 = time.perf_counter()
-    rows = compare(dest, rules, ["random", "heuristic"], games, seed=seed, workers=workers)
-    if pimc_games:
-        rows += compare(dest, rules, [pimc], pimc_games, seed=seed, workers=workers)
-    eval_s = time.perf_counter() - t0
     cmd = (f"python -m train.model_card {run} {dest} --games {games} --pimc {pimc} "
            f"--pimc-games {pimc_games} --workers {workers} --seed {seed} --config {config}")
     text = f"""# `{dest.name}`: a trained `{cfg.variant}` agent ({_recipe(cfg)})
@@ -67,6 +60,21 @@ Measured by `{cmd}` ({eval_s / 60:.1f} min).
 """
     atomic_write(dest / "README.md", lambda tmp: Path(tmp).write_text(text))
     return text
+
+
+def _ship(src: Path, dest: Path, rules, games: int, more: list[str], pimc: str, pimc_games: int, workers: int,
+          seed: int) -> tuple[dict, list[dict], float]:
+    """Copy the policy ``src`` into ``dest`` (refusing a damaged or mismatched file first) and measure
+    it: ``games`` duplicate games against random, heuristic and each of ``more``, ``pimc_games`` against
+    ``pimc``. Returns its card, the table's rows and the seconds the games took."""
+    _, card = load_policy(src, rules)
+    dest.mkdir(parents=True, exist_ok=True)
+    atomic_write(dest / WEIGHTS_FILE, lambda tmp: shutil.copyfile(src, tmp))
+    t0 = time.perf_counter()
+    rows = compare(dest, rules, ["random", "heuristic", *more], games, seed=seed, workers=workers)
+    if pimc_games:
+        rows += compare(dest, rules, [pimc], pimc_games, seed=seed, workers=workers)
+    return card, rows, time.perf_counter() - t0
 
 
 def _recipe(cfg) -> str:
@@ -118,17 +126,9 @@ def write_exit_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: in
     saved = read_run_json(run / "config.json", "config")
     cfg = make_exit_config(saved, str(run / "config.json"))
     rules = cfg.resolved_rules()
-    _, card = load_policy(run / "best.safetensors", rules)
-    dest.mkdir(parents=True, exist_ok=True)
-    atomic_write(dest / WEIGHTS_FILE, lambda tmp: shutil.copyfile(run / "best.safetensors", tmp))
     rows_g = Run(run).rows
-    t0 = time.perf_counter()
-    rows = compare(dest, rules, ["random", "heuristic"], games, seed=seed, workers=workers)
-    if previous:
-        rows += compare(dest, rules, [previous], games, seed=seed, workers=workers)
-    if pimc_games:
-        rows += compare(dest, rules, [pimc], pimc_games, seed=seed, workers=workers)
-    eval_s = time.perf_counter() - t0
+    card, rows, eval_s = _ship(run / "best.safetensors", dest, rules, games, [previous] if previous else [], pimc,
+                               pimc_games, workers, seed)
     config = config or f"configs/exit/{cfg.variant}.yaml"
     cmd = (f"python -m train.model_card {run} {dest} --games {games} --pimc {pimc} --pimc-games {pimc_games} "
            f"--workers {workers} --seed {seed} --config {config}" + (f" --previous {previous}" if previous else ""))

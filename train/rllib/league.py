@@ -16,7 +16,6 @@ modules, round robin, on the learners and on every env runner, and counts the ga
 from __future__ import annotations
 
 import math
-
 import random
 from functools import partial
 
