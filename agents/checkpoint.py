@@ -28,6 +28,9 @@ class CheckpointAgent(Agent):
             from .heuristic import HeuristicAgent
 
             self._hinter = HeuristicAgent(env)
+        from pitch_env.observer import Observer
+
+        self.policy.prepare(Observer(self.rules).size, self.layout.size)  # compile now, not in the first move
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
@@ -37,5 +40,7 @@ class CheckpointAgent(Agent):
     def act(self, observation, info) -> int:
         obs = np.asarray(observation["observation"], np.float32)
         mask = np.asarray(observation["action_mask"])
+        if self.deterministic and np.count_nonzero(mask) == 1:  # a forced move needs no thought
+            return int(np.flatnonzero(mask)[0])
         hint = None if self._hinter is None else self._hinter.act(observation, info)
         return self.policy.act(obs, mask, None if self.deterministic else self._np_rng, hint)

@@ -12,14 +12,15 @@ from __future__ import annotations
 from itertools import permutations
 
 import numpy as np
+from numba import njit
 
 from .actions import ActionLayout
 from .observer import Observer
 
 NAME = "suit_canonical"  # recorded in the policy card: the transform a loader must apply
 CARD_PIECES = ("hand", "trick", "played", "discards", "draws")
+PERMS = list(permutations(range(4)))  # every suit relabelling, perm[suit] = slot; ids index this list
 SAME_COLOUR = {0: 3, 3: 0, 1: 2, 2: 1}  # clubs-spades, diamonds-hearts
-_SUITS = np.arange(4)
 
 
 class SuitCanonical:
@@ -54,6 +55,10 @@ class SuitCanonical:
             if lay.trump_base >= 0:
                 act_src[lay.trump_base + np.array(perm)] = lay.trump_base + np.arange(4)
             self._obs_src[perm], self._act_src[perm] = obs_src, act_src
+        self._trump_id = np.array([PERMS.index(self._trump_first[t]) for t in range(4)])
+        self._code = np.full(256, -1, np.int64)  # perm as base-4 digits -> its index in PERMS
+        for i, p in enumerate(PERMS):
+            self._code[sum(slot * 4 ** suit for suit, slot in enumerate(p))] = i
 
     def _card_map(self, perm) -> np.ndarray:
         """card → the card it is shown as (jokers keep their place)."""
@@ -64,17 +69,8 @@ class SuitCanonical:
         return out
 
     def permutation(self, obs: np.ndarray) -> tuple[int, ...]:
-        trump = obs[self._trump:self._trump + 4]
-        if trump.any():
-            return self._trump_first[int(np.argmax(trump))]
-        hand = obs[self._hand:self._hand + 52].reshape(4, 13)
-        # most cards first, then the highest card (rank index 0..12 = 2..A), then C D H S
-        key = hand.sum(1) * 64 + np.where(hand.any(1), 12 - np.argmax(hand[:, ::-1], axis=1), -1) * 4 - _SUITS
-        order = np.argsort(-key, kind="stable")
-        perm = [0] * 4
-        for slot, suit in enumerate(order.tolist()):
-            perm[suit] = slot
-        return tuple(perm)
+        """``perm[suit]`` = the slot that suit is shown in, for the seat whose observation this is."""
+        return PERMS[perm_index(obs, self._hand, self._trump, self._trump_id, self._code)]
 
     def apply(self, obs: np.ndarray, mask: np.ndarray):
         """(canonical obs, canonical mask, act_src) where ``act_src[canonical action]`` is the real action."""
@@ -93,35 +89,57 @@ class BatchCanonical:
     same permutation per row, found with array operations instead of one Python call per row."""
 
     def __init__(self, single: SuitCanonical):
-        perms = list(permutations(range(4)))
-        self.obs_src = np.stack([single._obs_src[p] for p in perms])  # [24, obs]
-        self.act_src = np.stack([single._act_src[p] for p in perms])  # [24, actions]
+        self.obs_src = np.stack([single._obs_src[p] for p in PERMS])  # [24, obs]
+        self.act_src = np.stack([single._act_src[p] for p in PERMS])  # [24, actions]
         self.act_dst = np.argsort(self.act_src, axis=1)  # real action -> where the network sees it
-        code = np.full(256, -1, np.int64)  # perm as base-4 digits -> its index in perms
-        for i, p in enumerate(perms):
-            code[sum(slot * 4 ** suit for suit, slot in enumerate(p))] = i
-        self._code = code
-        self._trump_id = np.array([perms.index(single._trump_first[t]) for t in range(4)])
-        self._hand, self._trump = single._hand, single._trump
+        self._single = single
 
     def ids(self, obs: np.ndarray) -> np.ndarray:
         """The permutation index of each row (what ``SuitCanonical.permutation`` gives for it)."""
-        n = len(obs)
-        trump = obs[:, self._trump:self._trump + 4]
-        hand = obs[:, self._hand:self._hand + 52].reshape(n, 4, 13)
-        has = hand.any(2)
-        top = np.where(has, 12 - np.argmax(hand[:, :, ::-1], axis=2), -1)
-        key = hand.sum(2) * 64 + top * 4 - _SUITS
-        order = np.argsort(-key, axis=1, kind="stable")  # order[slot] = suit
-        perm = np.argsort(order, axis=1)  # perm[suit] = slot
-        ids = self._code[(perm * (4 ** _SUITS)).sum(1)]
-        trumped = trump.any(1)
-        if trumped.any():
-            ids[trumped] = self._trump_id[np.argmax(trump[trumped], axis=1)]
-        return ids
+        s = self._single
+        return perm_indices(obs, s._hand, s._trump, s._trump_id, s._code)
 
     def apply(self, obs: np.ndarray, mask: np.ndarray):
         """(canonical obs, canonical mask, ids): row i's network action a is real ``act_src[ids[i], a]``."""
         ids = self.ids(obs)
         rows = np.arange(len(obs))[:, None]
         return obs[rows, self.obs_src[ids]], mask[rows, self.act_src[ids]], ids
+
+
+@njit(cache=True, nogil=True)
+def perm_index(obs, hand, trump, trump_id, code):
+    """The index in PERMS of the relabelling for one observation (``hand``, ``trump``: the offsets of
+    those pieces): trump known, its fixed order; before, suits by the seat's holding, most cards first,
+    then the highest card (rank index 0..12 = 2..A), then C D H S. Compiled: an agent calls it at every
+    decision, and the batched trainer on every row (``perm_indices``)."""
+    t = -1
+    for s in range(4):
+        if obs[trump + s] != 0 and (t < 0 or obs[trump + s] > obs[trump + t]):
+            t = s
+    if t >= 0:
+        return trump_id[t]
+    key = np.empty(4)
+    for s in range(4):
+        count, top = 0.0, -1
+        for r in range(13):
+            if obs[hand + 13 * s + r] != 0:
+                count += obs[hand + 13 * s + r]
+                top = r
+        key[s] = count * 64 + top * 4 - s
+    digits = 0
+    for s in range(4):
+        slot = 0
+        for u in range(4):
+            if key[u] > key[s] or (key[u] == key[s] and u < s):
+                slot += 1
+        digits += slot * 4 ** s
+    return code[digits]
+
+
+@njit(cache=True, nogil=True)
+def perm_indices(obs, hand, trump, trump_id, code):
+    """``perm_index`` of every row of ``obs``."""
+    out = np.empty(obs.shape[0], np.int64)
+    for i in range(obs.shape[0]):
+        out[i] = perm_index(obs[i], hand, trump, trump_id, code)
+    return out

@@ -16,8 +16,10 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+from numba import njit
 
 from .canonical import NAME as CANONICAL
+from .canonical import perm_index
 from .jsonfile import json_object
 from .policy_input import HINTS, hint_size, policy_input
 
@@ -49,6 +51,10 @@ class PolicyMLP:
             raise ValueError(f"unknown activation {activation!r}; known: {', '.join(ACTIVATIONS)}")
         self.activation = activation
         self._activation = ACTIVATIONS[activation]
+        # for greedy(): each layer as [inputs, outputs], row i being what input i adds to every output
+        self._rows = tuple(np.ascontiguousarray(w.T) for w, _ in self.layers)
+        self._biases = tuple(b for _, b in self.layers)
+        self._tables = None  # the transform's relabelling tables, made at the first greedy() call
 
     def logits(self, obs: np.ndarray) -> np.ndarray:
         x = obs
@@ -65,7 +71,29 @@ class PolicyMLP:
             hint = None
         elif hint is None:
             raise ValueError(f"this policy reads the {self.hint} agent's choice (hint); pass hint=")
+        if rng is None:
+            return self.greedy(obs, mask, hint)
         return self.act_input(*policy_input(obs, mask, self.transform, hint), rng)
+
+    def greedy(self, obs: np.ndarray, mask: np.ndarray, hint: int | None = None) -> int:
+        """The most likely legal action for one raw observation: the transform, the hint, the forward
+        pass and the masked argmax in one compiled call (``_greedy``), which reads only the weight rows
+        of the inputs that are not zero. A game's other seats evict the weights from the CPU's caches
+        between two of an agent's moves, so a move costs what it reads and how many calls it makes
+        (docs/agents.md "Thinking time"). Equal to ``act_input`` on ``policy_input`` up to float
+        rounding (tests/test_checkpoint.py checks they choose alike)."""
+        if self._tables is None or self._tables[0] is not self.transform:
+            self._tables = (self.transform, *_tables(self.transform, len(obs), len(mask)))
+        _, obs_dst, act_src, act_dst, offsets, trump_id, code = self._tables
+        return int(_greedy(obs, mask, obs_dst, act_src, act_dst, -1 if hint is None else int(hint), offsets,
+                           trump_id, code, self._rows, self._biases, self.activation == "relu"))
+
+    def prepare(self, obs_size: int, action_size: int) -> None:
+        """Compile ``greedy``'s kernel (or load it from numba's cache, about a second either way) and make
+        its tables now, so that the first move does not pay for them."""
+        mask = np.zeros(action_size, np.int8)
+        mask[0] = 1
+        self.greedy(np.zeros(obs_size, np.float32), mask, None if self.hint == "none" else 0)
 
     def act_input(self, x: np.ndarray, mask: np.ndarray, act_src: np.ndarray | None,
                   rng: np.random.Generator | None = None) -> int:
@@ -88,6 +116,59 @@ class PolicyMLP:
     @property
     def shape(self) -> list[int]:
         return [self.layers[0][0].shape[1]] + [w.shape[0] for w, _ in self.layers]
+
+
+def _tables(transform, n_obs: int, n_act: int):
+    """``greedy``'s view of a transform: per relabelling, input -> where the network reads it, network
+    action -> real action and back, and what ``canonical.perm_index`` needs (one identity relabelling
+    and no offsets without a transform)."""
+    from . import canonical
+
+    if transform is None:
+        ident = np.arange(n_act)[None]
+        return (np.arange(n_obs)[None], ident, ident, np.zeros(0, np.int64), np.zeros(4, np.int64),
+                np.zeros(256, np.int64))
+    batch = canonical.BatchCanonical(transform)
+    return (np.ascontiguousarray(np.argsort(batch.obs_src, axis=1)), batch.act_src, batch.act_dst,
+            np.array([transform._hand, transform._trump], np.int64), transform._trump_id, transform._code)
+
+
+@njit(cache=True, nogil=True)
+def _greedy(obs, mask, obs_dst, act_src, act_dst, hint, offsets, trump_id, code, rows, biases, relu):
+    """PolicyMLP.greedy's one compiled call: relabel (``perm_index`` when ``offsets`` names the hand and
+    trump pieces), add the first layer's rows of the nonzero inputs and of the hint's one-hot, run the
+    other layers skipping zero units, and return the real action of the best legal logit (the first
+    one on a tie, as np.argmax). -1 when no action is legal."""
+    p = 0 if offsets.shape[0] == 0 else perm_index(obs, offsets[0], offsets[1], trump_id, code)
+    n = obs.shape[0]
+    w = rows[0]
+    h = biases[0].copy()
+    for i in range(n):
+        v = obs[i]
+        if v != 0:
+            r = obs_dst[p, i]
+            for j in range(h.shape[0]):
+                h[j] += v * w[r, j]
+    if hint >= 0:
+        r = n + act_dst[p, hint]
+        for j in range(h.shape[0]):
+            h[j] += w[r, j]
+    for k in range(1, len(rows)):
+        for j in range(h.shape[0]):
+            h[j] = max(h[j], 0) if relu else np.tanh(h[j])
+        w = rows[k]
+        g = biases[k].copy()
+        for i in range(h.shape[0]):
+            v = h[i]
+            if v != 0:
+                for j in range(g.shape[0]):
+                    g[j] += v * w[i, j]
+        h = g
+    best = -1
+    for a in range(h.shape[0]):
+        if mask[act_src[p, a]] != 0 and (best < 0 or h[a] > h[best]):
+            best = a
+    return -1 if best < 0 else act_src[p, best]
 
 
 class BatchMLP:

@@ -205,3 +205,75 @@ def test_read_policy_alone_refuses_an_unknown_activation(tmp_path):
 def test_a_policy_never_plays_an_unknown_activation_as_another():
     with pytest.raises(ValueError, match="unknown activation 'sigmoid'"):
         PolicyMLP([(np.zeros((2, 3), np.float32), np.zeros(2, np.float32))], "sigmoid")
+
+
+# ---------------------------------------------------------------- the compiled greedy decision
+def decisions(rules, games: int, seed: int):
+    """(observation, mask, game) at every decision of random games."""
+    observer, rng = Observer(rules), np.random.default_rng(seed)
+    for k in range(games):
+        game = pitch_env.Game(rules, seed=seed * 100 + k)
+        while not game.is_over:
+            mask = np.zeros(game.layout.size, np.int8)
+            mask[game.legal_actions()] = 1
+            yield observer.encode(game, game.current_seat), mask, game
+            legal = game.legal_actions()
+            game.apply(legal[int(rng.integers(len(legal)))])
+
+
+@pytest.mark.parametrize("variant", ["setback", "auction", "ten_point"])
+def test_the_compiled_greedy_move_is_the_numpy_forward_pass_choice(variant):
+    """PolicyMLP.greedy (one compiled call: relabel, sparse first layer, argmax) chooses what the plain
+    numpy path (policy_input, then logits and the masked argmax) chooses, for the shipped agent (suit
+    relabelling and hint) and for a plain tanh network with a hidden layer of mostly zero inputs."""
+    from pitch_env.policy_input import policy_input
+    from train.hint import engine_hint
+
+    rules = pitch_env.rules(variant)
+    shipped, _ = load_policy(f"checkpoints/{variant}", rules)
+    obs_size, act_size = Observer(rules).size, ActionLayout(rules).size
+    rng = np.random.default_rng(1)
+    plain = PolicyMLP([(rng.normal(size=(32, obs_size)).astype(np.float32), rng.normal(size=32).astype(np.float32)),
+                       (rng.normal(size=(24, 32)).astype(np.float32), np.zeros(24, np.float32)),
+                       (rng.normal(size=(act_size, 24)).astype(np.float32), np.zeros(act_size, np.float32))], "tanh")
+    checked = 0
+    for obs, mask, game in decisions(rules, 6, 7):
+        hint = engine_hint(game)
+        for policy, h in ((shipped, hint), (plain, None)):
+            assert policy.greedy(obs, mask, h) == policy.act_input(*policy_input(obs, mask, policy.transform, h))
+        checked += 1
+    assert checked > 100
+    assert plain.greedy(obs, np.zeros_like(mask)) == -1  # nothing legal: nothing chosen
+
+
+def test_suits_before_trump_are_ordered_by_length_then_top_card_then_club_diamond_heart_spade():
+    """The relabelling a suit-canonical network sees before trump (pitch_env/canonical.py): the longest
+    suit first; equal length, the higher top card; equal both, clubs, diamonds, hearts, spades."""
+    from pitch_env.canonical import SuitCanonical
+
+    rules = pitch_env.rules("setback")
+    canon, observer = SuitCanonical(rules), Observer(rules)
+    hand_at = observer.pieces["hand"].offset
+
+    def slots(cards: str) -> dict:
+        obs = np.zeros(observer.size, np.float32)
+        obs[hand_at + np.array(pitch_env.parse_cards(cards), int)] = 1
+        perm = canon.permutation(obs)
+        return {s: perm[i] for i, s in enumerate("CDHS")}
+
+    assert slots("2S 3S 4S KH 4H 5D") == {"S": 0, "H": 1, "D": 2, "C": 3}  # length
+    assert slots("AC 2C KH 4H 5D 6S") == {"C": 0, "H": 1, "S": 2, "D": 3}  # then the top card
+    assert slots("KC 2C KH 4H 5D 5S") == {"C": 0, "H": 1, "D": 2, "S": 3}  # then C D H S
+    assert slots("") == {"C": 0, "D": 1, "H": 2, "S": 3}  # no cards at all
+
+
+def test_a_checkpoint_agent_plays_a_forced_move_without_the_network(tmp_path, monkeypatch):
+    path = write_policy(tmp_path / "p.safetensors")
+    env = pitch_env.env("setback")
+    agent = agents.make(f"checkpoint:{path}", env)
+    env.reset(seed=1)
+    obs, _, _, _, info = env.last()
+    mask = np.zeros_like(obs["action_mask"])
+    mask[5] = 1
+    monkeypatch.setattr(agent.policy, "greedy", lambda *a: pytest.fail("the network was asked"))
+    assert agent.act({"observation": obs["observation"], "action_mask": mask}, info) == 5
