@@ -51,9 +51,9 @@ class PolicyMLP:
             raise ValueError(f"unknown activation {activation!r}; known: {', '.join(ACTIVATIONS)}")
         self.activation = activation
         self._activation = ACTIVATIONS[activation]
-        # for greedy(): each layer as [inputs, outputs], row i being what input i adds to every output
-        self._rows = tuple(np.ascontiguousarray(w.T) for w, _ in self.layers)
-        self._biases = tuple(b for _, b in self.layers)
+        # for greedy(): each hidden layer as [inputs, outputs], row i being what input i adds to every output
+        self._rows = tuple(np.ascontiguousarray(w.T) for w, _ in self.layers[:-1])
+        self._biases = tuple(b for _, b in self.layers[:-1])
         self._tables = None  # the transform's relabelling tables, made at the first greedy() call
 
     def logits(self, obs: np.ndarray) -> np.ndarray:
@@ -85,8 +85,11 @@ class PolicyMLP:
         if self._tables is None or self._tables[0] is not self.transform:
             self._tables = (self.transform, *_tables(self.transform, len(obs), len(mask)))
         _, obs_dst, act_src, act_dst, offsets, trump_id, code = self._tables
+        if len(self.layers) == 1:  # no hidden layer: nothing to gain from compiling
+            return self.act_input(*policy_input(obs, mask, self.transform, hint))
+        out_w, out_b = self.layers[-1]
         return int(_greedy(obs, mask, obs_dst, act_src, act_dst, -1 if hint is None else int(hint), offsets,
-                           trump_id, code, self._rows, self._biases, self.activation == "relu"))
+                           trump_id, code, self._rows, self._biases, out_w, out_b, self.activation == "relu"))
 
     def prepare(self, obs_size: int, action_size: int) -> None:
         """Compile ``greedy``'s kernel (or load it from numba's cache, about a second either way) and make
@@ -134,11 +137,12 @@ def _tables(transform, n_obs: int, n_act: int):
 
 
 @njit(cache=True, nogil=True)
-def _greedy(obs, mask, obs_dst, act_src, act_dst, hint, offsets, trump_id, code, rows, biases, relu):
+def _greedy(obs, mask, obs_dst, act_src, act_dst, hint, offsets, trump_id, code, rows, biases, out_w, out_b, relu):
     """PolicyMLP.greedy's one compiled call: relabel (``perm_index`` when ``offsets`` names the hand and
     trump pieces), add the first layer's rows of the nonzero inputs and of the hint's one-hot, run the
-    other layers skipping zero units, and return the real action of the best legal logit (the first
-    one on a tie, as np.argmax). -1 when no action is legal."""
+    other hidden layers skipping zero units, and score only the legal actions with the output layer
+    (``out_w``: [actions, inputs]). Returns the real action of the best one (the first on a tie, as
+    np.argmax), -1 when no action is legal."""
     p = 0 if offsets.shape[0] == 0 else perm_index(obs, offsets[0], offsets[1], trump_id, code)
     n = obs.shape[0]
     w = rows[0]
@@ -153,21 +157,26 @@ def _greedy(obs, mask, obs_dst, act_src, act_dst, hint, offsets, trump_id, code,
         r = n + act_dst[p, hint]
         for j in range(h.shape[0]):
             h[j] += w[r, j]
-    for k in range(1, len(rows)):
+    for k in range(len(rows)):
         for j in range(h.shape[0]):
             h[j] = max(h[j], 0) if relu else np.tanh(h[j])
-        w = rows[k]
-        g = biases[k].copy()
-        for i in range(h.shape[0]):
-            v = h[i]
-            if v != 0:
-                for j in range(g.shape[0]):
-                    g[j] += v * w[i, j]
-        h = g
-    best = -1
-    for a in range(h.shape[0]):
-        if mask[act_src[p, a]] != 0 and (best < 0 or h[a] > h[best]):
-            best = a
+        if k + 1 < len(rows):
+            w = rows[k + 1]
+            g = biases[k + 1].copy()
+            for i in range(h.shape[0]):
+                v = h[i]
+                if v != 0:
+                    for j in range(g.shape[0]):
+                        g[j] += v * w[i, j]
+            h = g
+    best, top = -1, np.float32(0)
+    for a in range(out_w.shape[0]):
+        if mask[act_src[p, a]] != 0:
+            z = out_b[a]
+            for j in range(h.shape[0]):
+                z += out_w[a, j] * h[j]
+            if best < 0 or z > top:
+                best, top = a, z
     return -1 if best < 0 else act_src[p, best]
 
 
