@@ -55,10 +55,12 @@ class SuitCanonical:
             if lay.trump_base >= 0:
                 act_src[lay.trump_base + np.array(perm)] = lay.trump_base + np.arange(4)
             self._obs_src[perm], self._act_src[perm] = obs_src, act_src
-        self._trump_id = np.array([PERMS.index(self._trump_first[t]) for t in range(4)])
-        self._code = np.full(256, -1, np.int64)  # perm as base-4 digits -> its index in PERMS
+        trump_id = np.array([PERMS.index(self._trump_first[t]) for t in range(4)])
+        code = np.full(256, -1, np.int64)  # perm as base-4 digits -> its index in PERMS
         for i, p in enumerate(PERMS):
-            self._code[sum(slot * 4 ** suit for suit, slot in enumerate(p))] = i
+            code[sum(slot * 4 ** suit for suit, slot in enumerate(p))] = i
+        # what perm_index reads besides the observation: [hand, trump] offsets, trump's order, perm codes
+        self.index_tables = (np.array([self._hand, self._trump], np.int64), trump_id, code)
 
     def _card_map(self, perm) -> np.ndarray:
         """card → the card it is shown as (jokers keep their place)."""
@@ -70,7 +72,8 @@ class SuitCanonical:
 
     def permutation(self, obs: np.ndarray) -> tuple[int, ...]:
         """``perm[suit]`` = the slot that suit is shown in, for the seat whose observation this is."""
-        return PERMS[perm_index(obs, self._hand, self._trump, self._trump_id, self._code)]
+        offsets, trump_id, code = self.index_tables
+        return PERMS[perm_index(obs, offsets[0], offsets[1], trump_id, code)]
 
     def apply(self, obs: np.ndarray, mask: np.ndarray):
         """(canonical obs, canonical mask, act_src) where ``act_src[canonical action]`` is the real action."""
@@ -96,8 +99,8 @@ class BatchCanonical:
 
     def ids(self, obs: np.ndarray) -> np.ndarray:
         """The permutation index of each row (what ``SuitCanonical.permutation`` gives for it)."""
-        s = self._single
-        return perm_indices(obs, s._hand, s._trump, s._trump_id, s._code)
+        offsets, trump_id, code = self._single.index_tables
+        return perm_indices(obs, offsets[0], offsets[1], trump_id, code)
 
     def apply(self, obs: np.ndarray, mask: np.ndarray):
         """(canonical obs, canonical mask, ids): row i's network action a is real ``act_src[ids[i], a]``."""

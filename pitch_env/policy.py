@@ -82,11 +82,17 @@ class PolicyMLP:
         between two of an agent's moves, so a move costs what it reads and how many calls it makes
         (docs/agents.md "Thinking time"). Equal to ``act_input`` on ``policy_input`` up to float
         rounding (tests/test_checkpoint.py checks they choose alike)."""
-        if self._tables is None or self._tables[0] is not self.transform:
-            self._tables = (self.transform, *_tables(self.transform, len(obs), len(mask)))
-        _, obs_dst, act_src, act_dst, offsets, trump_id, code = self._tables
+        n_act = self.layers[-1][0].shape[0]
+        if obs.shape != (self.shape[0] - hint_size(self.hint, n_act),) or mask.shape != (n_act,):
+            raise ValueError(f"observation {obs.shape} and mask {mask.shape} do not fit this policy "
+                             f"({self.shape[0] - hint_size(self.hint, n_act)} inputs, {n_act} actions)")
+        if hint is not None and not 0 <= hint < n_act:
+            raise ValueError(f"hint {hint} is not an action (0..{n_act - 1})")
         if len(self.layers) == 1:  # no hidden layer: nothing to gain from compiling
             return self.act_input(*policy_input(obs, mask, self.transform, hint))
+        if self._tables is None or self._tables[0] is not self.transform:
+            self._tables = (self.transform, *_tables(self.transform, len(obs), n_act))
+        _, obs_dst, act_src, act_dst, (offsets, trump_id, code) = self._tables
         out_w, out_b = self.layers[-1]
         return int(_greedy(obs, mask, obs_dst, act_src, act_dst, -1 if hint is None else int(hint), offsets,
                            trump_id, code, self._rows, self._biases, out_w, out_b, self.activation == "relu"))
@@ -123,17 +129,16 @@ class PolicyMLP:
 
 def _tables(transform, n_obs: int, n_act: int):
     """``greedy``'s view of a transform: per relabelling, input -> where the network reads it, network
-    action -> real action and back, and what ``canonical.perm_index`` needs (one identity relabelling
+    action -> real action and back, and what ``canonical.perm_index`` reads (one identity relabelling
     and no offsets without a transform)."""
     from . import canonical
 
     if transform is None:
         ident = np.arange(n_act)[None]
-        return (np.arange(n_obs)[None], ident, ident, np.zeros(0, np.int64), np.zeros(4, np.int64),
-                np.zeros(256, np.int64))
+        return (np.arange(n_obs)[None], ident, ident,
+                (np.zeros(0, np.int64), np.zeros(4, np.int64), np.zeros(256, np.int64)))
     batch = canonical.BatchCanonical(transform)
-    return (np.ascontiguousarray(np.argsort(batch.obs_src, axis=1)), batch.act_src, batch.act_dst,
-            np.array([transform._hand, transform._trump], np.int64), transform._trump_id, transform._code)
+    return np.ascontiguousarray(np.argsort(batch.obs_src, axis=1)), batch.act_src, batch.act_dst, transform.index_tables
 
 
 @njit(cache=True, nogil=True)

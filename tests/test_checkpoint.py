@@ -277,3 +277,15 @@ def test_a_checkpoint_agent_plays_a_forced_move_without_the_network(tmp_path, mo
     mask[5] = 1
     monkeypatch.setattr(agent.policy, "greedy", lambda *a: pytest.fail("the network was asked"))
     assert agent.act({"observation": obs["observation"], "action_mask": mask}, info) == 5
+
+
+def test_a_decision_that_does_not_fit_the_policy_is_refused_not_read_out_of_bounds():
+    rules = pitch_env.rules("setback")
+    policy, _ = load_policy("checkpoints/setback", rules)
+    obs, mask = np.zeros(Observer(rules).size, np.float32), np.ones(ActionLayout(rules).size, np.int8)
+    with pytest.raises(ValueError, match="do not fit this policy"):
+        policy.greedy(obs[:-1], mask, 0)
+    with pytest.raises(ValueError, match="do not fit this policy"):
+        policy.greedy(obs, mask[:3], 0)
+    with pytest.raises(ValueError, match="hint 57 is not an action"):
+        policy.greedy(obs, mask, 57)
