@@ -89,7 +89,7 @@ def shown_action(act_src: np.ndarray | None, action: int) -> int:
 
 class BatchCanonical:
     """``SuitCanonical.apply`` over a batch of rows at once (the batched trainer, train/fast.py): the
-    same permutation per row, found with array operations instead of one Python call per row."""
+    same permutation per row, from one compiled loop over the rows (``perm_indices``)."""
 
     def __init__(self, single: SuitCanonical):
         self.obs_src = np.stack([single._obs_src[p] for p in PERMS])  # [24, obs]
@@ -133,7 +133,7 @@ def perm_index(obs, hand, trump, trump_id, code):
     for s in range(4):
         slot = 0
         for u in range(4):
-            if key[u] > key[s] or (key[u] == key[s] and u < s):
+            if key[u] > key[s]:  # keys differ: each holds -suit
                 slot += 1
         digits += slot * 4 ** s
     return code[digits]
