@@ -90,27 +90,45 @@ def _expected_four_point(rules: Rules, hand: int, suit: int) -> float:
     return e
 
 
+_TEN_POINT_TABLES: dict = {}
+
+
+def _ten_point_table(rules: Rules, suit: int):
+    """What ``_expected_ten_point`` reads of a trump suit, as masks: the trumps, the four highest, and
+    per point card (highest first) its bit, its value, the trumps above it, and whether it ranks from
+    just below the jack up. Kept per (deck, off_jack, suit): all that trump_table and
+    point_card_values read of the rules (hashing a Rules costs more than the estimate itself)."""
+    key = (rules.deck, rules.off_jack, suit)
+    t = _TEN_POINT_TABLES.get(key)
+    if t is None:
+        table = trump_table(suit, rules.deck, rules.off_jack)
+        strength = table.strength
+        jack = strength[suit * 13 + JACK]
+        cards = tuple((1 << card, value, mask_of(c for c in table.order if strength[c] > strength[card]),
+                       strength[card] >= jack - 1) for card, value in point_card_values(rules, table))
+        t = _TEN_POINT_TABLES[key] = (table.trump_mask, mask_of(table.order[-4:]), cards)
+    return t
+
+
 def _expected_ten_point(rules: Rules, hand: int, suit: int) -> float:
-    table = trump_table(suit, rules.deck, rules.off_jack)
-    strength = table.strength
-    mine = [c for c in table.order if hand >> c & 1]
-    top_mine = sum(1 for c in table.order[-4:] if hand >> c & 1)  # the four highest trumps
+    trumps, top4, cards = _ten_point_table(rules, suit)
+    top_mine = (hand & top4).bit_count()
     total = 0.0
     e = 0.0
-    for card, value in point_card_values(rules, table):
+    for bit, value, higher, high in cards:
         total += value
-        if hand >> card & 1:
-            higher_out = sum(1 for c in table.order if strength[c] > strength[card] and not hand >> c & 1)
+        if hand & bit:
+            higher_out = (higher & ~hand).bit_count()
             if higher_out == 0:
                 e += value
-            elif strength[card] >= strength[suit * 13 + JACK] - 1:
+            elif high:
                 e += value * 0.8 ** higher_out  # a high point card survives unless caught
             else:
                 e += value * (0.35 + 0.1 * top_mine)  # a low one is won by whoever takes its trick
-    held = sum(v for c, v in point_card_values(rules, table) if hand >> c & 1)
+    held = sum(value for bit, value, _, _ in cards if hand & bit)
     # Points held elsewhere go to the side that wins their tricks; the refill adds trumps.
-    draws = max(0, EXCHANGE_HAND_SIZE - len(mine))
-    share = min(0.8, 0.3 + 0.08 * top_mine + 0.03 * len(mine) + 0.01 * draws)
+    draws = max(0, EXCHANGE_HAND_SIZE - (hand & trumps).bit_count())
+    share = min(0.8, 0.3 + 0.08 * top_mine + 0.03 * (hand & trumps).bit_count() + 0.01 * draws)
     e += (total - held) * share
     return e + TEN_POINT_OFFSET
 

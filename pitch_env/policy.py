@@ -54,7 +54,7 @@ class PolicyMLP:
         # for greedy(): each hidden layer as [inputs, outputs], row i being what input i adds to every output
         self._rows = tuple(np.ascontiguousarray(w.T) for w, _ in self.layers[:-1])
         self._biases = tuple(b for _, b in self.layers[:-1])
-        self._tables = None  # the transform's relabelling tables, made at the first greedy() call
+        self._tables = None  # what greedy() needs (_greedy_tables), made at its first call
 
     def logits(self, obs: np.ndarray) -> np.ndarray:
         x = obs
@@ -82,20 +82,31 @@ class PolicyMLP:
         between two of an agent's moves, so a move costs what it reads and how many calls it makes
         (docs/agents.md "Thinking time"). Equal to ``act_input`` on ``policy_input`` up to float
         rounding (tests/test_checkpoint.py checks they choose alike)."""
-        n_act = self.layers[-1][0].shape[0]
-        if obs.shape != (self.shape[0] - hint_size(self.hint, n_act),) or mask.shape != (n_act,):
+        t = self._tables
+        if t is None or t[0] is not self.transform or t[1] != self.hint:
+            t = self._tables = self._greedy_tables()
+        n_obs, n_act, args = t[2:]
+        if obs.shape != (n_obs,) or mask.shape != (n_act,):
             raise ValueError(f"observation {obs.shape} and mask {mask.shape} do not fit this policy "
-                             f"({self.shape[0] - hint_size(self.hint, n_act)} inputs, {n_act} actions)")
-        if hint is not None and not 0 <= hint < n_act:
-            raise ValueError(f"hint {hint} is not an action (0..{n_act - 1})")
-        if len(self.layers) == 1:  # no hidden layer: nothing to gain from compiling
+                             f"({n_obs} inputs, {n_act} actions)")
+        if hint is not None and (self.hint == "none" or not 0 <= hint < n_act):
+            raise ValueError(f"hint {hint} does not fit this policy (it reads "
+                             f"{'no hint' if self.hint == 'none' else f'an action 0..{n_act - 1}'})")
+        if args is None:  # no hidden layer: nothing to gain from compiling
             return self.act_input(*policy_input(obs, mask, self.transform, hint))
-        if self._tables is None or self._tables[0] is not self.transform:
-            self._tables = (self.transform, *_tables(self.transform, len(obs), n_act))
-        _, obs_dst, act_src, act_dst, (offsets, trump_id, code) = self._tables
+        return int(_greedy(obs, mask, -1 if hint is None else int(hint), *args))
+
+    def _greedy_tables(self) -> tuple:
+        """What ``greedy`` needs, kept until the transform or hint changes: (transform, hint, inputs of an
+        observation, actions, the rest of ``_greedy``'s arguments or None without a hidden layer)."""
         out_w, out_b = self.layers[-1]
-        return int(_greedy(obs, mask, obs_dst, act_src, act_dst, -1 if hint is None else int(hint), offsets,
-                           trump_id, code, self._rows, self._biases, out_w, out_b, self.activation == "relu"))
+        n_act = out_w.shape[0]
+        n_obs = self.layers[0][0].shape[1] - hint_size(self.hint, n_act)
+        args = None
+        if len(self.layers) > 1:
+            args = (*_tables(self.transform, n_obs, n_act), self._rows, self._biases, out_w, out_b,
+                    self.activation == "relu")
+        return self.transform, self.hint, n_obs, n_act, args
 
     def prepare(self, obs_size: int, action_size: int) -> None:
         """Compile ``greedy``'s kernel (or load it from numba's cache, about a second either way) and make
@@ -135,14 +146,15 @@ def _tables(transform, n_obs: int, n_act: int):
 
     if transform is None:
         ident = np.arange(n_act)[None]
-        return (np.arange(n_obs)[None], ident, ident,
-                (np.zeros(0, np.int64), np.zeros(4, np.int64), np.zeros(256, np.int64)))
+        return (np.arange(n_obs)[None], ident, ident, np.zeros(0, np.int64), np.zeros(4, np.int64),
+                np.zeros(256, np.int64))
     batch = canonical.BatchCanonical(transform)
-    return np.ascontiguousarray(np.argsort(batch.obs_src, axis=1)), batch.act_src, batch.act_dst, transform.index_tables
+    return (np.ascontiguousarray(np.argsort(batch.obs_src, axis=1)), batch.act_src, batch.act_dst,
+            *transform.index_tables)
 
 
 @njit(cache=True, nogil=True)
-def _greedy(obs, mask, obs_dst, act_src, act_dst, hint, offsets, trump_id, code, rows, biases, out_w, out_b, relu):
+def _greedy(obs, mask, hint, obs_dst, act_src, act_dst, offsets, trump_id, code, rows, biases, out_w, out_b, relu):
     """PolicyMLP.greedy's one compiled call: relabel (``perm_index`` when ``offsets`` names the hand and
     trump pieces), add the first layer's rows of the nonzero inputs and of the hint's one-hot, run the
     other hidden layers skipping zero units, and score only the legal actions with the output layer

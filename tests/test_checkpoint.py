@@ -287,5 +287,10 @@ def test_a_decision_that_does_not_fit_the_policy_is_refused_not_read_out_of_boun
         policy.greedy(obs[:-1], mask, 0)
     with pytest.raises(ValueError, match="do not fit this policy"):
         policy.greedy(obs, mask[:3], 0)
-    with pytest.raises(ValueError, match="hint 57 is not an action"):
+    with pytest.raises(ValueError, match="hint 57 does not fit this policy"):
         policy.greedy(obs, mask, 57)
+    policy.hint = "none"  # a policy that reads no hint has no row for one (the inputs shrink with it)
+    obs = np.zeros(policy.shape[0], np.float32)
+    assert policy.greedy(obs, mask) >= 0
+    with pytest.raises(ValueError, match="reads no hint"):
+        policy.greedy(obs, mask, 0)
