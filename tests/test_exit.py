@@ -209,6 +209,7 @@ def test_a_run_records_fits_gates_and_resumes(tmp_path, capsys):
     text = write_exit_card(run, tmp_path / "card", games=2, pimc="pimc:1", pimc_games=0, workers=1, seed=0,
                            previous="checkpoint:checkpoints/setback")
     assert "| 1 | 1,000 | 1,000 |" in text and "checkpoint:checkpoints/setback" in text
+    assert "CPU s/game: agent, opponent (ratio)" in text  # the thinking-time target is read off the card
     load_policy(tmp_path / "card", pitch_env.rules("setback"))
 
 
@@ -216,4 +217,10 @@ def test_a_run_records_fits_gates_and_resumes(tmp_path, capsys):
                          ids=lambda p: p.stem)
 def test_every_shipped_exit_config_is_valid(path):
     cfg = ex.load_exit_config(path)
-    assert cfg.variant == path.stem and cfg.start == f"checkpoints/{path.stem}"
+    assert path.stem.startswith(cfg.variant) and cfg.start.startswith("checkpoints/")
+
+
+def test_the_cards_thinking_time_ratio_reads_as_a_share_or_a_multiple():
+    from train.evaluate import _ratio
+
+    assert _ratio(0.013, 0.742) == "1/57" and _ratio(0.013, 0.001) == "13.0×" and _ratio(0.0, 0.5) == "-"

@@ -17,11 +17,12 @@ def evaluate_policy(path, rules, opponent: str, games: int, seed: int = 0, worke
     (``progress``: a bar with ETA while the games are played)."""
     res = run_tournament(rules.variant, [f"checkpoint:{path}", opponent], games=games, seed=seed,
                          workers=workers, names=["agent", opponent], progress=progress, **rule_overrides(rules))
-    me = res.stats[0]
+    me, them = res.stats
     return {"opponent": opponent, "games": me.games, "wins": me.wins, "win_rate": me.win_rate,
             "low": me.win_low, "high": me.win_high, "margin": me.mean_margin,
             "points_per_hand": me.points_per_hand, "bids_made": me.bids_made,
-            "truncated": res.truncated, "wall_s": res.wall_s}
+            "truncated": res.truncated, "wall_s": res.wall_s,
+            "think_s": me.think_s_per_game, "opponent_think_s": them.think_s_per_game}
 
 
 def compare(path, rules, opponents: list[str], games: int, seed: int = 0, workers: int = 1,
@@ -30,11 +31,20 @@ def compare(path, rules, opponents: list[str], games: int, seed: int = 0, worker
 
 
 def table(rows: list[dict]) -> str:
-    """A Markdown table of ``compare`` rows."""
-    out = ["| opponent | games | win rate | 95% Wilson | mean margin | bids made | truncated |",
-           "|---|---|---|---|---|---|---|"]
+    """A Markdown table of ``compare`` rows; thinking time is CPU seconds per game of each side, and
+    the agent's as a share of the opponent's (``1/50``: a fiftieth), or as a multiple when larger."""
+    out = ["| opponent | games | win rate | 95% Wilson | mean margin | bids made | truncated "
+           "| CPU s/game: agent, opponent (ratio) |", "|---|---|---|---|---|---|---|---|"]
     for r in rows:
+        ratio = _ratio(r["think_s"], r["opponent_think_s"])
         out.append(f"| {r['opponent']} | {r['games']} | {100 * r['win_rate']:.1f}% | "
                    f"{100 * r['low']:.1f}–{100 * r['high']:.1f}% | {r['margin']:+.2f} | "
-                   f"{100 * r['bids_made']:.0f}% | {r['truncated']} |")
+                   f"{100 * r['bids_made']:.0f}% | {r['truncated']} | {r['think_s']:.3f}, "
+                   f"{r['opponent_think_s']:.3f} ({ratio}) |")
     return "\n".join(out)
+
+
+def _ratio(mine: float, theirs: float) -> str:
+    if mine <= 0 or theirs <= 0:
+        return "-"
+    return f"1/{theirs / mine:.0f}" if theirs >= mine else f"{mine / theirs:.1f}×"
