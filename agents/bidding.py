@@ -115,9 +115,11 @@ def _expected_ten_point(rules: Rules, hand: int, suit: int) -> float:
     top_mine = (hand & top4).bit_count()
     total = 0.0
     e = 0.0
+    held = 0
     for bit, value, higher, high in cards:
         total += value
         if hand & bit:
+            held += value
             higher_out = (higher & ~hand).bit_count()
             if higher_out == 0:
                 e += value
@@ -125,10 +127,10 @@ def _expected_ten_point(rules: Rules, hand: int, suit: int) -> float:
                 e += value * 0.8 ** higher_out  # a high point card survives unless caught
             else:
                 e += value * (0.35 + 0.1 * top_mine)  # a low one is won by whoever takes its trick
-    held = sum(value for bit, value, _, _ in cards if hand & bit)
     # Points held elsewhere go to the side that wins their tricks; the refill adds trumps.
-    draws = max(0, EXCHANGE_HAND_SIZE - (hand & trumps).bit_count())
-    share = min(0.8, 0.3 + 0.08 * top_mine + 0.03 * (hand & trumps).bit_count() + 0.01 * draws)
+    mine = (hand & trumps).bit_count()
+    draws = max(0, EXCHANGE_HAND_SIZE - mine)
+    share = min(0.8, 0.3 + 0.08 * top_mine + 0.03 * mine + 0.01 * draws)
     e += (total - held) * share
     return e + TEN_POINT_OFFSET
 

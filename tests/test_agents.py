@@ -222,3 +222,19 @@ def test_a_seat_that_did_not_follow_or_trump_is_known_void():
     assert all(voids[2] >> c & 1 for c in hearts | spades)  # no trump on the trump lead, no heart now
     assert voids[1] == spade_mask  # no trump on the trump lead; then it followed hearts
     assert voids[3] == spade_mask
+
+
+def test_the_ten_point_estimate_values_a_guarded_jack_and_the_boss_ace():
+    from agents.bidding import expected_points
+
+    rules = pitch_env.rules("ten_point")
+    hand = lambda text: mask_of(parse_card(c) for c in text.split())  # noqa: E731
+    hearts = 2  # C D H S
+    # A jack under A K Q held elsewhere is often caught; holding the K Q too keeps it safe. The ace
+    # of trump is the boss: holding it counts its point whole, worth more than a low trump.
+    bare = expected_points(rules, hand("AH JH 4C 5C 6D 7D 8S 9S 2C"), hearts)
+    guarded = expected_points(rules, hand("AH KH QH JH 5C 6D 7D 8S 9S"), hearts)
+    assert guarded > bare
+    ace_only = expected_points(rules, hand("AH 4C 5C 6D 7D 8S 9S 2C 3D"), hearts)
+    none = expected_points(rules, hand("4H 4C 5C 6D 7D 8S 9S 2C 3D"), hearts)
+    assert ace_only > none
