@@ -51,9 +51,6 @@ class PolicyMLP:
             raise ValueError(f"unknown activation {activation!r}; known: {', '.join(ACTIVATIONS)}")
         self.activation = activation
         self._activation = ACTIVATIONS[activation]
-        # for greedy(): each hidden layer as [inputs, outputs], row i being what input i adds to every output
-        self._rows = tuple(np.ascontiguousarray(w.T) for w, _ in self.layers[:-1])
-        self._biases = tuple(b for _, b in self.layers[:-1])
         self._tables = None  # what greedy() needs (_greedy_tables), made at its first call
 
     def logits(self, obs: np.ndarray) -> np.ndarray:
@@ -104,8 +101,12 @@ class PolicyMLP:
         n_obs = self.layers[0][0].shape[1] - hint_size(self.hint, n_act)
         args = None
         if len(self.layers) > 1:
-            args = (*_tables(self.transform, n_obs, n_act), self._rows, self._biases, out_w, out_b,
-                    self.activation == "relu")
+            # the weights in _greedy's order: each hidden layer as [inputs, outputs] (row i is what input i
+            # adds to every output) and its biases, then the output layer as [actions, inputs] and its biases
+            flat = [a for w, b in self.layers[:-1] for a in (w.T, b)] + [out_w, out_b]
+            weights = np.concatenate([np.ravel(a) for a in flat]).astype(np.float32)
+            dims = np.array(self.shape, np.int64)
+            args = (*_tables(self.transform, n_obs, n_act), dims, weights, self.activation == "relu")
         return self.transform, self.hint, n_obs, n_act, args
 
     def prepare(self, obs_size: int, action_size: int) -> None:
@@ -139,31 +140,42 @@ class PolicyMLP:
 
 
 def _tables(transform, n_obs: int, n_act: int):
-    """``greedy``'s view of a transform: per relabelling, input -> where the network reads it, network
-    action -> real action and back, and what ``canonical.perm_index`` reads (one identity relabelling
-    and no offsets without a transform)."""
+    """``greedy``'s view of a transform: per relabelling, input -> where the network reads it; network
+    action -> real action and back (``[2, relabellings, actions]``); and what ``canonical.perm_index``
+    reads, in one array: the hand and trump offsets (-1, -1 without a transform), trump's order (4),
+    the perm codes (256). One identity relabelling without a transform."""
     from . import canonical
 
     if transform is None:
-        ident = np.arange(n_act)[None]
-        return (np.arange(n_obs)[None], ident, ident, np.zeros(0, np.int64), np.zeros(4, np.int64),
-                np.zeros(256, np.int64))
+        ident = np.arange(n_act)
+        index = np.concatenate([[-1, -1], np.zeros(4 + 256, np.int64)])
+        return np.arange(n_obs)[None], np.stack([ident, ident])[:, None], index
     batch = canonical.BatchCanonical(transform)
-    return (np.ascontiguousarray(np.argsort(batch.obs_src, axis=1)), batch.act_src, batch.act_dst,
-            *transform.index_tables)
+    return (np.ascontiguousarray(np.argsort(batch.obs_src, axis=1)), np.stack([batch.act_src, batch.act_dst]),
+            np.concatenate(transform.index_tables).astype(np.int64))
 
 
 @njit(cache=True, nogil=True)
-def _greedy(obs, mask, hint, obs_dst, act_src, act_dst, offsets, trump_id, code, rows, biases, out_w, out_b, relu):
-    """PolicyMLP.greedy's one compiled call: relabel (``perm_index`` when ``offsets`` names the hand and
+def _greedy(obs, mask, hint, obs_dst, acts, index, dims, weights, relu):
+    """PolicyMLP.greedy's one compiled call: relabel (``perm_index`` when ``index`` names the hand and
     trump pieces), add the first layer's rows of the nonzero inputs and of the hint's one-hot, run the
-    other hidden layers skipping zero units, and score only the legal actions with the output layer
-    (``out_w``: [actions, inputs]). Returns the real action of the best one (the first on a tie, as
-    np.argmax), -1 when no action is legal."""
-    p = 0 if offsets.shape[0] == 0 else perm_index(obs, offsets[0], offsets[1], trump_id, code)
-    n = obs.shape[0]
-    w = rows[0]
-    h = biases[0].copy()
+    other hidden layers skipping zero units, and score only the legal actions with the output layer.
+    Returns the real action of the best one (the first on a tie, as np.argmax), -1 when no action is
+    legal. ``dims``: the layer widths, inputs first; ``weights``: all of them in one array, in the order
+    ``_greedy_tables`` writes them.
+
+    Few arguments on purpose: numba's dispatcher checks each argument's type in Python-level code, and
+    between two of an agent's moves the other seats evict that code and its data from the CPU's caches.
+    A call that took 14 arrays and two tuples cost about 64 µs before its first instruction when cold
+    (3 µs warm); 3 arrays cost about 11 µs (docs/agents.md "Thinking time")."""
+    p = 0 if index[0] < 0 else perm_index(obs, index[0], index[1], index[2:6], index[6:])
+    act_src, act_dst = acts[0], acts[1]
+    n, layers = obs.shape[0], dims.shape[0] - 1
+    at = 0  # where the next layer's weights start in ``weights``
+    w = weights[at:at + dims[0] * dims[1]].reshape((dims[0], dims[1]))
+    at += dims[0] * dims[1]
+    h = weights[at:at + dims[1]].copy()
+    at += dims[1]
     for i in range(n):
         v = obs[i]
         if v != 0:
@@ -174,20 +186,25 @@ def _greedy(obs, mask, hint, obs_dst, act_src, act_dst, offsets, trump_id, code,
         r = n + act_dst[p, hint]
         for j in range(h.shape[0]):
             h[j] += w[r, j]
-    for k in range(len(rows)):
+    for k in range(1, layers):
         for j in range(h.shape[0]):
             h[j] = max(h[j], 0) if relu else np.tanh(h[j])
-        if k + 1 < len(rows):
-            w = rows[k + 1]
-            g = biases[k + 1].copy()
+        if k + 1 < layers:
+            w = weights[at:at + dims[k] * dims[k + 1]].reshape((dims[k], dims[k + 1]))
+            at += dims[k] * dims[k + 1]
+            g = weights[at:at + dims[k + 1]].copy()
+            at += dims[k + 1]
             for i in range(h.shape[0]):
                 v = h[i]
                 if v != 0:
                     for j in range(g.shape[0]):
                         g[j] += v * w[i, j]
             h = g
+    n_act = dims[layers]
+    out_w = weights[at:at + n_act * h.shape[0]].reshape((n_act, h.shape[0]))
+    out_b = weights[at + n_act * h.shape[0]:]
     best, top = -1, np.float32(0)
-    for a in range(out_w.shape[0]):
+    for a in range(n_act):
         if mask[act_src[p, a]] != 0:
             z = out_b[a]
             for j in range(h.shape[0]):
