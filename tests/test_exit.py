@@ -208,9 +208,69 @@ def test_a_run_records_fits_gates_and_resumes(tmp_path, capsys):
 
     text = write_exit_card(run, tmp_path / "card", games=2, pimc="pimc:1", pimc_games=0, workers=1, seed=0,
                            previous="checkpoint:checkpoints/setback")
-    assert "| 1 | 1,000 | 1,000 |" in text and "checkpoint:checkpoints/setback" in text
+    assert "| 1 | pimcnet:1 | 1,000 | 1,000 |" in text and "checkpoint:checkpoints/setback" in text
     assert "CPU s/game: agent, opponent (ratio)" in text  # the thinking-time target is read off the card
     load_policy(tmp_path / "card", pitch_env.rules("setback"))
+
+
+@pytest.mark.parametrize("stages_value,words", [
+    ([{"worlds": 8}], "stage 1"), ([{"generations": 2}, {"generations": 1, "epochs": 3}], "stage 2"),
+    ([{"generations": 0}], "'generations' of stage 1"), ([{"generations": 1, "worlds": 0}], "'worlds' of stage 1"),
+    ("5 then 2", "'stages'"), ([{"generations": 1, "worlds": "16"}], "'stages'"), ([{}], "stage 1"),
+])
+def test_bad_stages_are_refused_in_one_line(stages_value, words):
+    with pytest.raises(ConfigError) as e:
+        ex.make_exit_config({"stages": stages_value}, "test")
+    assert words in str(e.value) and "\n" not in str(e.value)
+
+
+def test_stages_number_the_generations_and_seed_each_as_if_run_alone():
+    cfg = ex.make_exit_config({"worlds": 8, "seed": 3, "stages": [{"generations": 2}, {"generations": 3, "worlds": 16,
+                                                                                      "seed": 9}]}, "test")
+    assert cfg.generations == 5  # the stages' sum when not given
+    first, second = ex.stages(cfg)
+    assert (first.first, first.last, first.worlds, first.seed) == (1, 2, 8, 3)
+    assert (second.first, second.last, second.worlds, second.seed) == (3, 5, 16, 9)
+    assert ex.stage_of(cfg, 3) == second and second.local(3) == 1 and second.local(5) == 3
+    longer = ex.make_exit_config({**ex.asdict(cfg), "generations": 7}, "test")  # a resume's --set generations=7
+    assert ex.stages(longer)[-1].last == 7
+    shorter = ex.make_exit_config({**ex.asdict(cfg), "generations": 1}, "test")
+    assert [(s.first, s.last) for s in ex.stages(shorter)] == [(1, 2)] and ex.stage_of(shorter, 1) == first
+    plain = ex.make_exit_config({"generations": 4, "worlds": 2}, "test")
+    assert [(s.first, s.last, s.worlds, s.seed) for s in ex.stages(plain)] == [(1, 4, 2, 0)]
+
+
+def test_a_staged_run_does_in_one_command_what_one_run_per_stage_does(tmp_path):
+    """Stage 2 of a staged run records, fits and gates exactly as a run of stage 2's config alone, started
+    from the best that stage 1 left, does: the same decisions, the same weights, the same gate; and its
+    fit replays only its own stage's decisions."""
+    from pitch_cli import main
+    from safetensors.numpy import load_file
+
+    common = ["gate_games=4", "workers=1", "torch_threads=1", "epochs=1", "replay=2"]
+    staged = ["exit", "--set", f"runs_dir={tmp_path}", "run_name=staged", *common,
+              "stages=[{generations: 1, worlds: 1, decisions: 1000}, {generations: 1, worlds: 2, decisions: 1000, seed: 7}]"]
+    assert main(staged + ["generations=1"]) == 0  # stop after stage 1
+    run = tmp_path / "staged"
+    (tmp_path / "start.safetensors").write_bytes((run / "best.safetensors").read_bytes())
+    assert main(["exit", "--resume", str(run), "--set", "generations=2"]) == 0
+    alone = ["exit", "--set", f"runs_dir={tmp_path}", "run_name=alone", *common, "generations=1", "worlds=2",
+             "decisions=1000", "seed=7", f"start={tmp_path / 'start.safetensors'}"]
+    assert main(alone) == 0
+    rows = ex.read_run_json(run / "generations.json", "generations")
+    rows_alone = ex.read_run_json(tmp_path / "alone" / "generations.json", "generations")
+    assert [r["worlds"] for r in rows] == [1, 2] and rows_alone[0]["worlds"] == 2
+    assert rows[1]["fitted"] == rows[1]["decisions"] == 1000  # stage 1's decisions are not replayed
+    for key in ("fitted", "overrode", "held_out_accuracy", "gate_win_rate", "kept"):
+        assert rows[1][key] == rows_alone[0][key], key
+    a, b = load_file(run / "gen_2" / "policy.safetensors"), load_file(tmp_path / "alone" / "gen_1" / "policy.safetensors")
+    assert a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
+    part_a, part_b = np.load(run / "gen_2" / "part_0.npz"), np.load(tmp_path / "alone" / "gen_1" / "part_0.npz")
+    assert all(np.array_equal(part_a[k], part_b[k]) for k in ("x", "mask", "y", "overrode"))
+    from train.model_card import write_exit_card
+
+    text = write_exit_card(run, tmp_path / "card", games=2, pimc="pimc:1", pimc_games=0, workers=1, seed=0)
+    assert "`pimcnet:1` (generation 1), then `pimcnet:2` (generation 2)" in text and "| 2 | pimcnet:2 |" in text
 
 
 @pytest.mark.parametrize("path", sorted((Path(__file__).resolve().parent.parent / "configs" / "exit").glob("*.yaml")),

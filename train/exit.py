@@ -13,6 +13,13 @@ One generation:
 3. **gate**: the candidate plays the best on ``gate_games`` duplicate deals (the tournament tool,
    agents/tournament.py); it becomes the best only if it wins more than ``gate_min`` of them.
 
+A recipe may change its teacher on the way: ``stages`` is a list of runs of generations, each
+naming its ``generations`` and any of ``worlds``, ``decisions`` and ``seed`` that differ from the
+top-level keys; each stage starts from the best of the one before, and its fits replay only its own
+generations (an earlier stage's labels come from another teacher). A stage's generations are seeded
+as the same config run alone from that best would seed them, so ``stages`` in one command does what
+one config per stage did in as many commands.
+
 Everything a run writes is under runs_dir/run_name/: the config, ``gen_K/`` (recorded parts,
 ``policy.safetensors``), ``generations.json`` (one row per finished generation: decisions, how often
 the search overrode the network, accuracies, the gate's result, wall time) and ``best.safetensors``.
@@ -29,7 +36,7 @@ import random
 import shutil
 import sys
 import time
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +54,7 @@ class ExitConfig:
     variant: str = "setback"  # rules preset: setback, auction or ten_point
     rules: dict[str, Any] = field(default_factory=dict)  # rules options over the preset
     start: str = "checkpoints/setback"  # the policy of generation 0 (a checkpoint directory or file)
-    generations: int = 3  # generations to run (each: record, fit, gate)
+    generations: int = 3  # generations to run (each: record, fit, gate); with stages, their sum by default
     decisions: int = 40_000  # searched decisions recorded per generation
     worlds: int = 8  # worlds per searched decision of the teacher (pimcnet:worlds:best)
     replay: int = 2  # generations of recorded decisions each fit uses (this one and the ones before)
@@ -59,6 +66,7 @@ class ExitConfig:
     workers: int = 2  # recording and gate processes
     torch_threads: int = 2  # threads of the fit (each recording worker runs torch at one thread)
     seed: int = 0
+    stages: list[dict[str, int]] = field(default_factory=list)  # [{generations: 5, worlds: 8}, {generations: 2, worlds: 16}]
     run_name: str = ""  # folder under runs_dir; empty: the config file's name
     runs_dir: str = "runs"
 
@@ -69,6 +77,37 @@ class ExitConfig:
 
 
 FIELDS = [f.name for f in fields(ExitConfig)]
+STAGE_KEYS = ("generations", "worlds", "decisions", "seed")  # what a stage may set
+
+
+@dataclass(frozen=True)
+class Stage:
+    first: int  # the run's number of its first generation
+    last: int  # and of its last
+    worlds: int
+    decisions: int
+    seed: int
+
+    def local(self, generation: int) -> int:
+        """The generation's number within the stage (1 for its first): what seeds its parts, fit and gate."""
+        return generation - self.first + 1
+
+
+def stages(cfg: ExitConfig) -> list[Stage]:
+    """The stages of ``cfg`` (one of the top-level keys without ``stages``), over its ``generations``:
+    generations past the stages' sum continue the last stage, and fewer end the run early."""
+    out, first = [], 1
+    entries = cfg.stages or [{"generations": cfg.generations}]
+    for n, e in enumerate(entries):
+        last = first + e["generations"] - 1 if n + 1 < len(entries) else max(cfg.generations, first)
+        out.append(Stage(first, last, e.get("worlds", cfg.worlds), e.get("decisions", cfg.decisions),
+                         e.get("seed", cfg.seed)))
+        first = last + 1
+    return [s for s in out if s.first <= cfg.generations]
+
+
+def stage_of(cfg: ExitConfig, generation: int) -> Stage:
+    return next(s for s in stages(cfg) if s.first <= generation <= s.last)
 _RANGES = {"generations": (1, 1000), "decisions": (PART, 10**8), "worlds": (1, 1000), "replay": (1, 1000),
            "epochs": (1, 1000), "batch_size": (1, 1 << 16), "learning_rate": (1e-8, 1.0),
            "gate_games": (2, 10**6), "gate_min": (0.0, 1.0), "workers": (1, 64), "torch_threads": (1, 256)}
@@ -88,6 +127,9 @@ def make_exit_config(values: dict, source: str) -> ExitConfig:
             raise ConfigError(f"key {key!r} in {source} must be {_type_name(hints[key])}, got {_short(value)} "
                               f"({type(value).__name__})")
     values = {k: (float(v) if hints[k] is float else v) for k, v in values.items()}
+    _check_stages(values.get("stages", []), source)
+    if values.get("stages") and "generations" not in values:
+        values["generations"] = sum(e["generations"] for e in values["stages"])
     cfg = ExitConfig(**values)
     for key, (lo, hi) in _RANGES.items():
         v = getattr(cfg, key)
@@ -104,6 +146,22 @@ def make_exit_config(values: dict, source: str) -> ExitConfig:
     except (CheckpointError, FileNotFoundError, OSError) as e:
         raise ConfigError(f"key 'start' in {source}: {str(e).splitlines()[0]}") from None
     return cfg
+
+
+def _check_stages(entries: list, source: str) -> None:
+    """Each stage names its ``generations`` and only STAGE_KEYS, each in its key's range."""
+    if len(entries) > 100:
+        raise ConfigError(f"key 'stages' in {source} has {len(entries)} stages; at most 100")
+    for n, entry in enumerate(entries):
+        where = f"stage {n + 1} of key 'stages' in {source}"
+        wrong = [k for k in entry if k not in STAGE_KEYS]
+        if wrong or "generations" not in entry:
+            raise ConfigError(f"{where} sets {_short(wrong or sorted(entry))}; a stage sets 'generations' and any of "
+                              f"{', '.join(STAGE_KEYS[1:])}")
+        for key, v in entry.items():
+            lo, hi = _RANGES.get(key, (0, 2**62))
+            if not lo <= v <= hi:
+                raise ConfigError(f"key {key!r} of {where} is {_short(v)}; it must be between {lo} and {hi}")
 
 
 def load_exit_config(path, overrides: list[str] = ()) -> ExitConfig:
@@ -359,18 +417,21 @@ def run_exit(cfg: ExitConfig, run_dir: Path, show: bool = True, stop=None) -> Ru
 
     for k in range(len(run.rows) + 1, cfg.generations + 1):
         t0 = time.perf_counter()
+        stage = stage_of(cfg, k)
+        local = stage.local(k)
+        scfg = replace(cfg, worlds=stage.worlds, decisions=stage.decisions, seed=stage.seed)  # what this stage runs
         _, card = load_policy(run.best, rules)
         gdir = run.gen_dir(k)
         gdir.mkdir(parents=True, exist_ok=True)
         # -- record
         have = {int(p.stem[5:]) for p in _parts(gdir)}
-        wanted = math.ceil(cfg.decisions / PART)
+        wanted = math.ceil(scfg.decisions / PART)
         todo = [j for j in range(wanted) if j not in have]
         rec_t0 = time.perf_counter()
         if todo:
-            say(f"generation {k}: recording {len(todo) * PART:,} decisions of pimcnet:{cfg.worlds}:best "
+            say(f"generation {k}: recording {len(todo) * PART:,} decisions of pimcnet:{scfg.worlds}:best "
                 f"({cfg.workers} workers)")
-            tasks = [(asdict(cfg), str(run.best), PART, _seed(cfg.seed, k, j), j) for j in todo]
+            tasks = [(asdict(scfg), str(run.best), PART, _seed(scfg.seed, local, j), j) for j in todo]
             with _pool(cfg.workers) as pool:
                 for done, (j, part) in enumerate(pool.imap_unordered(_record_task, tasks), 1):
                     save_part(gdir / f"part_{j}.npz", part)
@@ -385,12 +446,12 @@ def run_exit(cfg: ExitConfig, run_dir: Path, show: bool = True, stop=None) -> Ru
         if stop is not None and stop:
             raise KeyboardInterrupt
         # -- fit
-        earlier = [p for g in range(max(1, k - cfg.replay + 1), k) for p in _parts(run.gen_dir(g))]
+        earlier = [p for g in range(max(stage.first, k - cfg.replay + 1), k) for p in _parts(run.gen_dir(g))]
         here = _parts(gdir)
         fit_t0 = time.perf_counter()
         with _pool(1) as pool:
             cand, stats = pool.apply(_fit_task, (asdict(cfg), str(run.best), [str(p) for p in earlier + here],
-                                                 len(here), _seed(cfg.seed, k, -1)))
+                                                 len(here), _seed(scfg.seed, local, -1)))
         fit_s = time.perf_counter() - fit_t0
         steps = int(card.get("training_steps", 0)) + stats["fitted"]
         cand_path = gdir / WEIGHTS_FILE
@@ -404,11 +465,11 @@ def run_exit(cfg: ExitConfig, run_dir: Path, show: bool = True, stop=None) -> Ru
         # -- gate
         gate_t0 = time.perf_counter()
         res = run_tournament(rules.variant, [f"checkpoint:{cand_path}", f"checkpoint:{run.best}"],
-                             games=cfg.gate_games, seed=_seed(cfg.seed, k, -2) % 2**31, workers=cfg.workers,
+                             games=cfg.gate_games, seed=_seed(scfg.seed, local, -2) % 2**31, workers=cfg.workers,
                              names=["candidate", "best"], **rule_overrides(rules))
         me = res.stats[0]
         kept = me.win_rate > cfg.gate_min
-        row = {"generation": k, **stats,
+        row = {"generation": k, "worlds": scfg.worlds, **stats,
                "gate_games": me.games, "gate_win_rate": me.win_rate, "gate_low": me.win_low, "gate_high": me.win_high,
                "kept": kept, "record_s": record_s, "fit_s": fit_s, "gate_s": time.perf_counter() - gate_t0,
                "wall_s": time.perf_counter() - t0}

@@ -120,7 +120,7 @@ def write_exit_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: in
                     config: str = "", previous: str = "", note: str = "") -> str:
     """The card of an expert-iteration run (train/exit.py): the best policy, its strength, and what
     each generation measured. ``previous``: the agent it grew from, for a head-to-head row."""
-    from .exit import Run, make_exit_config, read_run_json
+    from .exit import Run, make_exit_config, read_run_json, stage_of, stages
 
     run, dest = Path(run), Path(dest)
     saved = read_run_json(run / "config.json", "config")
@@ -132,18 +132,23 @@ def write_exit_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: in
     config = config or f"configs/exit/{cfg.variant}.yaml"
     cmd = (f"python -m train.model_card {run} {dest} --games {games} --pimc {pimc} --pimc-games {pimc_games} "
            f"--workers {workers} --seed {seed} --config {config}" + (f" --previous {previous}" if previous else ""))
-    gen_table = ["| generation | decisions recorded | fitted | search overrode the net | held-out accuracy before → after "
-                 "| candidate vs best (games) | 95% Wilson | kept | wall time |", "|---|---|---|---|---|---|---|---|---|"]
+    gen_table = ["| generation | teacher | decisions recorded | fitted | search overrode the net | held-out accuracy "
+                 "before → after | candidate vs best (games) | 95% Wilson | kept | wall time |",
+                 "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows_g:
-        gen_table.append(f"| {r['generation']} | {r['decisions']:,} | {r['fitted']:,} | {100 * r['overrode']:.1f}% | "
+        worlds = r.get("worlds", stage_of(cfg, r["generation"]).worlds)  # rows of older runs do not say
+        gen_table.append(f"| {r['generation']} | pimcnet:{worlds} | {r['decisions']:,} | {r['fitted']:,} | "
+                         f"{100 * r['overrode']:.1f}% | "
                          f"{100 * r['held_out_accuracy_before']:.1f}% → {100 * r['held_out_accuracy']:.1f}% | "
                          f"{100 * r['gate_win_rate']:.1f}% ({r['gate_games']}) | {100 * r['gate_low']:.1f}–"
                          f"{100 * r['gate_high']:.1f}% | {'yes' if r['kept'] else 'no'} | {r['wall_s'] / 60:.1f} min |")
     wall = sum(r["wall_s"] for r in rows_g)
+    teachers = ", then ".join(f"`pimcnet:{s.worlds}`" + (f" (generations {s.first}–{s.last})" if s.last > s.first
+                                                          else f" (generation {s.first})") for s in stages(cfg))
     text = f"""# `{dest.name}`: a `{cfg.variant}` agent grown by expert iteration from `{cfg.start}`
 
 Play it with the agent spec `checkpoint:{dest}`. It is one forward pass per decision; its teacher, each
-generation, was `pimcnet:{cfg.worlds}` (PIMC whose rollouts and default choices are the best network so far,
+generation, was {teachers} (PIMC whose rollouts and default choices are the best network so far,
 agents/netpimc.py) in self-play. The file is safetensors weights with a JSON card (network
 {card['network']['shape']} {card['network']['activation']}, observation layout v{card['observation']['layout_version']},
 hint {card['observation'].get('hint', 'none')}); it loads only for exactly these rules.
@@ -164,7 +169,7 @@ Measured by `{cmd}` ({eval_s / 60:.1f} min).
 ## Generations
 
 Each generation records `decisions` searched decisions, fits the best network to them and to the
-generation before's (`replay: {cfg.replay}`), and plays the fit against the best on {cfg.gate_games} duplicate deals;
+generation before's in its stage (`replay: {cfg.replay}`), and plays the fit against the best on {cfg.gate_games} duplicate deals;
 it becomes the best only above {100 * cfg.gate_min:.0f}%.
 
 {chr(10).join(gen_table)}
