@@ -94,7 +94,7 @@ class Stage:
 
 
 def stages(cfg: ExitConfig) -> list[Stage]:
-    """The stages of ``cfg`` (one of the top-level keys without ``stages``), over its ``generations``:
+    """The stages of ``cfg`` (without ``stages``, one of the top-level keys), over its ``generations``:
     generations past the stages' sum continue the last stage, and fewer end the run early."""
     out, first = [], 1
     entries = cfg.stages or [{"generations": cfg.generations}]
@@ -108,6 +108,8 @@ def stages(cfg: ExitConfig) -> list[Stage]:
 
 def stage_of(cfg: ExitConfig, generation: int) -> Stage:
     return next(s for s in stages(cfg) if s.first <= generation <= s.last)
+
+
 _RANGES = {"generations": (1, 1000), "decisions": (PART, 10**8), "worlds": (1, 1000), "replay": (1, 1000),
            "epochs": (1, 1000), "batch_size": (1, 1 << 16), "learning_rate": (1e-8, 1.0),
            "gate_games": (2, 10**6), "gate_min": (0.0, 1.0), "workers": (1, 64), "torch_threads": (1, 256)}
