@@ -104,7 +104,7 @@ class PolicyMLP:
             # the weights in _greedy's order: each hidden layer as [inputs, outputs] (row i is what input i
             # adds to every output) and its biases, then the output layer as [actions, inputs] and its biases
             flat = [a for w, b in self.layers[:-1] for a in (w.T, b)] + [out_w, out_b]
-            weights = np.concatenate([np.ravel(a) for a in flat]).astype(np.float32)
+            weights = np.concatenate([np.ravel(a) for a in flat])  # float32, as self.layers
             dims = np.array(self.shape, np.int64)
             args = (*_tables(self.transform, n_obs, n_act), dims, weights, self.activation == "relu")
         return self.transform, self.hint, n_obs, n_act, args

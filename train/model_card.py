@@ -120,7 +120,7 @@ def write_exit_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: in
                     config: str = "", previous: str = "", note: str = "") -> str:
     """The card of an expert-iteration run (train/exit.py): the best policy, its strength, and what
     each generation measured. ``previous``: the agent it grew from, for a head-to-head row."""
-    from .exit import Run, make_exit_config, read_run_json, stage_of, stages
+    from .exit import Run, make_exit_config, read_run_json, stages
 
     run, dest = Path(run), Path(dest)
     saved = read_run_json(run / "config.json", "config")
@@ -136,7 +136,7 @@ def write_exit_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: in
                  "before → after | candidate vs best (games) | 95% Wilson | kept | wall time |",
                  "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows_g:
-        worlds = r.get("worlds", stage_of(cfg, r["generation"]).worlds)  # rows of older runs do not say
+        worlds = r.get("worlds", cfg.worlds)  # rows of runs from before stages do not say; they had one stage
         gen_table.append(f"| {r['generation']} | pimcnet:{worlds} | {r['decisions']:,} | {r['fitted']:,} | "
                          f"{100 * r['overrode']:.1f}% | "
                          f"{100 * r['held_out_accuracy_before']:.1f}% → {100 * r['held_out_accuracy']:.1f}% | "
