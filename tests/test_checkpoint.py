@@ -294,3 +294,20 @@ def test_a_decision_that_does_not_fit_the_policy_is_refused_not_read_out_of_boun
     assert policy.greedy(obs, mask) >= 0
     with pytest.raises(ValueError, match="reads no hint"):
         policy.greedy(obs, mask, 0)
+
+
+def test_the_move_cost_bench_times_the_agents_own_decisions():
+    """bench/move_cost.py times the pieces of the move on decisions it recorded from real games: each
+    recorded decision has a choice, and the agent's whole move on it is the compiled move with the hint
+    the bench recorded (so the pieces it times are the ones the move runs)."""
+    from bench import move_cost
+
+    agent, decisions = move_cost.record("ten_point", "checkpoints/ten_point_exit3", games=1, seed=3)
+    assert len(decisions) > 20
+    for game, obs, state, hint in decisions:
+        assert np.count_nonzero(obs["action_mask"]) > 1
+        assert game.current_seat == state.seat and state.legal
+        assert agent.act(obs, {"info_state": state}) == agent.policy.greedy(obs["observation"], obs["action_mask"], hint)
+    rows = move_cost.measure(agent, decisions[:5], evict_mb=0.5, repeats=1)
+    assert set(rows) == {"info_state", "hint", "dispatch", "network", "act"}
+    assert all(warm > 0 and cold > 0 for warm, cold in rows.values())
