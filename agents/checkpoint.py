@@ -11,6 +11,9 @@ import numpy as np
 from pitch_env.policy import CheckpointError, load_policy  # noqa: F401  (CheckpointError re-exported)
 
 from .base import Agent
+from .heuristic import heuristic_action
+
+_FLOAT32 = np.dtype(np.float32)
 
 
 class CheckpointAgent(Agent):
@@ -23,11 +26,7 @@ class CheckpointAgent(Agent):
         self.name = f"checkpoint:{path}"
         self.deterministic = deterministic
         self._np_rng = np.random.default_rng(seed)
-        self._hinter = None
-        if self.policy.hint == "heuristic":  # the policy reads the heuristic's choice (train/hint.py)
-            from .heuristic import HeuristicAgent
-
-            self._hinter = HeuristicAgent(env)
+        self._hinted = self.policy.hint == "heuristic"  # the policy reads the heuristic's choice (train/hint.py)
         from pitch_env.observer import Observer
 
         self.policy.prepare(Observer(self.rules).size, self.layout.size)  # compile now, not in the first move
@@ -38,9 +37,20 @@ class CheckpointAgent(Agent):
             self._np_rng = np.random.default_rng(seed)
 
     def act(self, observation, info) -> int:
-        obs = np.asarray(observation["observation"], np.float32)
-        mask = np.asarray(observation["action_mask"])
-        if self.deterministic and np.count_nonzero(mask) == 1:  # a forced move needs no thought
-            return int(np.flatnonzero(mask)[0])
-        hint = None if self._hinter is None else self._hinter.act(observation, info)
-        return self.policy.act(obs, mask, None if self.deterministic else self._np_rng, hint)
+        obs, mask = observation["observation"], observation["action_mask"]
+        if type(obs) is not np.ndarray or obs.dtype is not _FLOAT32:  # the env's own arrays pass as they are
+            obs = np.asarray(obs, np.float32)
+        if type(mask) is not np.ndarray:
+            mask = np.asarray(mask)
+        if self._hinted:  # the mover's InfoState: the hint reads it, and it knows the legal moves
+            state = self.info_state(info)
+            if self.deterministic and len(state.legal) == 1:  # a forced move needs no thought
+                return state.legal[0]
+            hint = heuristic_action(state, self.layout)
+        else:
+            if self.deterministic and np.count_nonzero(mask) == 1:
+                return int(np.flatnonzero(mask)[0])
+            hint = None
+        if self.deterministic:  # the compiled move (PolicyMLP.greedy): a move costs its calls, not its arithmetic
+            return self.policy.greedy(obs, mask, hint)
+        return self.policy.act(obs, mask, self._np_rng, hint)

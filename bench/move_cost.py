@@ -29,7 +29,7 @@ from numba import njit
 
 
 @njit(cache=True, nogil=True)
-def _empty(obs, mask, hint, obs_dst, acts, index, dims, weights, relu):  # what numba's dispatch alone costs
+def _empty(obs, mask, hint, tables, weights):  # what numba's dispatch alone costs
     return hint
 
 

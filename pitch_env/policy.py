@@ -82,7 +82,7 @@ class PolicyMLP:
         t = self._tables
         if t is None or t[0] is not self.transform or t[1] != self.hint:
             t = self._tables = self._greedy_tables()
-        n_obs, n_act, args = t[2:]
+        _, _, n_obs, n_act, args = t
         if obs.shape != (n_obs,) or mask.shape != (n_act,):
             raise ValueError(f"observation {obs.shape} and mask {mask.shape} do not fit this policy "
                              f"({n_obs} inputs, {n_act} actions)")
@@ -95,18 +95,20 @@ class PolicyMLP:
 
     def _greedy_tables(self) -> tuple:
         """What ``greedy`` needs, kept until the transform or hint changes: (transform, hint, inputs of an
-        observation, actions, the rest of ``_greedy``'s arguments or None without a hidden layer)."""
+        observation, actions, ``_greedy``'s last two arguments or None without a hidden layer)."""
         out_w, out_b = self.layers[-1]
         n_act = out_w.shape[0]
         n_obs = self.layers[0][0].shape[1] - hint_size(self.hint, n_act)
+        if self.transform is not None and self.transform.size != n_obs:
+            raise ValueError(f"this policy reads {self.layers[0][0].shape[1]} inputs, but its transform gives "
+                             f"{self.transform.size} and its hint ({self.hint}) {hint_size(self.hint, n_act)}")
         args = None
         if len(self.layers) > 1:
             # the weights in _greedy's order: each hidden layer as [inputs, outputs] (row i is what input i
             # adds to every output) and its biases, then the output layer as [actions, inputs] and its biases
             flat = [a for w, b in self.layers[:-1] for a in (w.T, b)] + [out_w, out_b]
             weights = np.concatenate([np.ravel(a) for a in flat])  # float32, as self.layers
-            dims = np.array(self.shape, np.int64)
-            args = (*_tables(self.transform, n_obs, n_act), dims, weights, self.activation == "relu")
+            args = (_pack(self.transform, n_obs, self.shape, self.activation == "relu"), weights)
         return self.transform, self.hint, n_obs, n_act, args
 
     def prepare(self, obs_size: int, action_size: int) -> None:
@@ -139,38 +141,61 @@ class PolicyMLP:
         return [self.layers[0][0].shape[1]] + [w.shape[0] for w, _ in self.layers]
 
 
-def _tables(transform, n_obs: int, n_act: int):
-    """``greedy``'s view of a transform: per relabelling, input -> where the network reads it; network
-    action -> real action and back (``[2, relabellings, actions]``); and what ``canonical.perm_index``
-    reads, in one array: the hand and trump offsets (-1, -1 without a transform), trump's order (4),
-    the perm codes (256). One identity relabelling without a transform."""
+def _pack(transform, n_obs: int, shape: list[int], relu: bool) -> np.ndarray:
+    """``_greedy``'s integer arguments in one int64 array (``_unpack`` reads it back): the layer widths,
+    inputs first; relu (1) or tanh (0); what ``canonical.perm_index`` reads (the hand and trump offsets,
+    -1, -1 without a transform; trump's order, 4; the perm codes, 256); the number of relabellings R;
+    per relabelling, input -> where the network reads it ([R, inputs]); and network action -> real
+    action and back ([2, R, actions]). One identity relabelling without a transform."""
     from . import canonical
 
+    n_act = shape[-1]
     if transform is None:
         ident = np.arange(n_act)
         index = np.concatenate([[-1, -1], np.zeros(4 + 256, np.int64)])
-        return np.arange(n_obs)[None], np.stack([ident, ident])[:, None], index
-    batch = canonical.BatchCanonical(transform)
-    return (np.ascontiguousarray(np.argsort(batch.obs_src, axis=1)), np.stack([batch.act_src, batch.act_dst]),
-            np.concatenate(transform.index_tables).astype(np.int64))
+        obs_dst, acts = np.arange(n_obs)[None], np.stack([ident, ident])[:, None]
+    else:
+        batch = canonical.BatchCanonical(transform)
+        obs_dst, acts = np.argsort(batch.obs_src, axis=1), np.stack([batch.act_src, batch.act_dst])
+        index = np.concatenate(transform.index_tables)
+    parts = [[len(shape)], shape, [int(relu)], index, [len(obs_dst)], obs_dst.ravel(), acts.ravel()]
+    return np.concatenate([np.asarray(a, np.int64).ravel() for a in parts])
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _unpack(tables, n_obs):
+    """``_pack``'s array read back as (dims, relu, perm_index's offsets, trump order and codes, obs_dst, acts)."""
+    k = tables[0]
+    dims = tables[1:1 + k]
+    at = 1 + k
+    relu = tables[at] != 0
+    index = tables[at + 1:at + 263]
+    at += 263
+    r = tables[at]
+    obs_dst = tables[at + 1:at + 1 + r * n_obs].reshape((r, n_obs))
+    at += 1 + r * n_obs
+    n_act = dims[k - 1]
+    acts = tables[at:at + 2 * r * n_act].reshape((2, r, n_act))
+    return dims, relu, index, obs_dst, acts
 
 
 @njit(cache=True, nogil=True)
-def _greedy(obs, mask, hint, obs_dst, acts, index, dims, weights, relu):
-    """PolicyMLP.greedy's one compiled call: relabel (``perm_index`` when ``index`` names the hand and
+def _greedy(obs, mask, hint, tables, weights):
+    """PolicyMLP.greedy's one compiled call: relabel (``perm_index`` when the tables name the hand and
     trump pieces), add the first layer's rows of the nonzero inputs and of the hint's one-hot, run the
     other hidden layers skipping zero units, and score only the legal actions with the output layer.
     Returns the real action of the best one (the first on a tie, as np.argmax), -1 when no action is
-    legal. ``dims``: the layer widths, inputs first; ``weights``: all of them in one array, in the order
-    ``_greedy_tables`` writes them.
+    legal. ``tables``: every integer table in one array (``_pack``); ``weights``: all the weights in one
+    array, in the order ``_greedy_tables`` writes them.
 
-    Few arguments on purpose: numba's dispatcher types each argument before the call, and between two
-    of an agent's moves the other seats evict that work's code and data from the CPU's caches. An empty
-    kernel with these arguments costs 1.7 µs a call warm and 8.6 µs cold, against 2.4 and 11.5 µs with
-    the 14 arrays and two tuples this took before (docs/agents.md "Thinking time")."""
+    Five arguments on purpose: numba's dispatcher types each argument before the call, and between two
+    of an agent's moves the other seats evict that work's code and data from the CPU's caches, so each
+    argument costs about a microsecond there (docs/agents.md "Thinking time")."""
+    n = obs.shape[0]
+    dims, relu, index, obs_dst, acts = _unpack(tables, n)
     p = 0 if index[0] < 0 else perm_index(obs, index[0], index[1], index[2:6], index[6:])
     act_src, act_dst = acts[0], acts[1]
-    n, layers = obs.shape[0], dims.shape[0] - 1
+    layers = dims.shape[0] - 1
     at = 0  # where the next layer's weights start in ``weights``
     w = weights[at:at + dims[0] * dims[1]].reshape((dims[0], dims[1]))
     at += dims[0] * dims[1]

@@ -279,6 +279,29 @@ def test_a_checkpoint_agent_plays_a_forced_move_without_the_network(tmp_path, mo
     assert agent.act({"observation": obs["observation"], "action_mask": mask}, info) == 5
 
 
+def test_an_agent_that_reads_the_hint_plays_a_forced_move_without_the_hint_or_the_network(monkeypatch):
+    """A policy with a hint learns a forced move from the mover's InfoState (which the hint reads anyway)
+    and asks neither the heuristic nor the network; at every other decision it asks both."""
+    from agents import checkpoint
+
+    env = pitch_env.env("ten_point")
+    agent = agents.make("checkpoint:checkpoints/ten_point", env)
+    asked = []
+    monkeypatch.setattr(checkpoint, "heuristic_action", lambda state, layout: asked.append(state) or state.legal[0])
+    monkeypatch.setattr(agent.policy, "greedy", lambda obs, mask, hint: asked.append(hint) or hint)
+    env.reset(seed=3)
+    forced = free = 0
+    for name, obs, info in agents.base.turns(env):
+        legal = np.flatnonzero(obs["action_mask"])
+        before = len(asked)
+        assert agent.act(obs, info) in legal
+        forced += len(legal) == 1
+        free += len(legal) > 1
+        assert len(asked) - before == (0 if len(legal) == 1 else 2)
+        env.step(int(legal[0]))
+    assert forced > 10 and free > 10
+
+
 def test_a_decision_that_does_not_fit_the_policy_is_refused_not_read_out_of_bounds():
     rules = pitch_env.rules("setback")
     policy, _ = load_policy("checkpoints/setback", rules)
@@ -289,7 +312,10 @@ def test_a_decision_that_does_not_fit_the_policy_is_refused_not_read_out_of_boun
         policy.greedy(obs, mask[:3], 0)
     with pytest.raises(ValueError, match="hint 57 does not fit this policy"):
         policy.greedy(obs, mask, 57)
-    policy.hint = "none"  # a policy that reads no hint has no row for one (the inputs shrink with it)
+    policy.hint = "none"  # its first layer now has 57 inputs more than the relabelling reads
+    with pytest.raises(ValueError, match="reads 587 inputs, but its transform gives 530 and its hint"):
+        policy.greedy(obs, mask)
+    policy.transform = None  # a policy that reads no hint has no row for one (the inputs shrink with it)
     obs = np.zeros(policy.shape[0], np.float32)
     assert policy.greedy(obs, mask) >= 0
     with pytest.raises(ValueError, match="reads no hint"):
