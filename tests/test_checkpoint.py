@@ -4,6 +4,7 @@ in them is ever unpickled (safetensors + a JSON card)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -337,3 +338,22 @@ def test_the_move_cost_bench_times_the_agents_own_decisions():
     rows = move_cost.measure(agent, decisions[:5], evict_mb=0.5, repeats=1)
     assert set(rows) == {"info_state", "hint", "dispatch", "network", "act"}
     assert all(warm > 0 and cold > 0 for warm, cold in rows.values())
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in (Path(__file__).parent.parent / "checkpoints").iterdir()))
+def test_every_shipped_checkpoint_loads_for_its_game_plays_legally_and_has_its_card(name):
+    """Each directory under checkpoints/ is a policy for the rules its card names, loaded through the agent
+    spec its model card tells users to play, which plays a whole game of legal moves against random."""
+    path = f"checkpoints/{name}"
+    _, card = read_policy(path)
+    readme = (Path(path) / "README.md").read_text()
+    assert f"checkpoint:{path}" in readme and card["variant"] in readme
+    env = pitch_env.env(card["variant"])
+    agent, other = agents.make(f"checkpoint:{path}", env), agents.make("random", env)
+    env.reset(seed=5)
+    for name_, obs, info in agents.base.turns(env):
+        seat = env.unwrapped.agent_name_mapping[name_]
+        action = (agent if seat % 2 == 0 else other).act(obs, info)
+        assert obs["action_mask"][action] == 1
+        env.step(action)
+    assert env.unwrapped.game_record()["winner"] is not None
