@@ -86,6 +86,8 @@ class PolicyMLP:
         if obs.shape != (n_obs,) or mask.shape != (n_act,):
             raise ValueError(f"observation {obs.shape} and mask {mask.shape} do not fit this policy "
                              f"({n_obs} inputs, {n_act} actions)")
+        if hint is None and self.hint != "none":  # the kernel would score the move without it
+            raise ValueError(f"this policy reads the {self.hint} agent's choice (hint); pass hint=")
         if hint is not None and (self.hint == "none" or not 0 <= hint < n_act):
             raise ValueError(f"hint {hint} does not fit this policy (it reads "
                              f"{'no hint' if self.hint == 'none' else f'an action 0..{n_act - 1}'})")

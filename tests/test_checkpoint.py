@@ -4,6 +4,7 @@ in them is ever unpickled (safetensors + a JSON card)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -313,6 +314,8 @@ def test_a_decision_that_does_not_fit_the_policy_is_refused_not_read_out_of_boun
         policy.greedy(obs, mask[:3], 0)
     with pytest.raises(ValueError, match="hint 57 does not fit this policy"):
         policy.greedy(obs, mask, 57)
+    with pytest.raises(ValueError, match="reads the heuristic agent's choice"):  # not scored without it
+        policy.greedy(obs, mask)
     policy.hint = "none"  # its first layer now has 57 inputs more than the relabelling reads
     with pytest.raises(ValueError, match="reads 587 inputs, but its transform gives 530 and its hint"):
         policy.greedy(obs, mask)
@@ -347,7 +350,8 @@ def test_every_shipped_checkpoint_loads_for_its_game_plays_legally_and_has_its_c
     path = f"checkpoints/{name}"
     _, card = read_policy(path)
     readme = (Path(path) / "README.md").read_text()
-    assert f"checkpoint:{path}" in readme and card["variant"] in readme
+    assert f"checkpoint:{path}" in readme
+    assert re.search(rf"rules: `{card['variant']}`|--variant {card['variant']} ", readme), "the card names other rules"
     env = pitch_env.env(card["variant"])
     agent, other = agents.make(f"checkpoint:{path}", env), agents.make("random", env)
     env.reset(seed=5)
