@@ -184,3 +184,27 @@ def test_every_docs_link_and_anchor_exists():
         elif anchor and target.suffix == ".md" and anchor not in _anchors(target):
             broken.append(f"{where}: {target.relative_to(ROOT)} has no heading for #{anchor}")
     assert not broken, "\n".join(broken)
+
+
+def _section_citations():
+    """(file:line, doc, title) for every 'docs/NAME.md "Title"' (or 'NAME.md "Title"' inside docs/)."""
+    files = [p for p in ROOT.rglob("*") if p.suffix in (".py", ".md", ".yaml", ".toml")
+             and not any(part.startswith(".venv") or part == "runs" for part in p.relative_to(ROOT).parts)]
+    for path in sorted(files):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for doc, title in re.findall(r"(?:docs/)?(\w+\.md),? \"([^\"]+)\"", line):
+                if (DOCS / doc).exists():
+                    yield f"{path.relative_to(ROOT)}:{number}", DOCS / doc, title
+
+
+def test_every_cited_docs_section_exists():
+    """A section cited by its title (docs/agents.md "Thinking time") is a heading of that page."""
+    citations = list(_section_citations())
+    assert any(title == "Thinking time" for _, _, title in citations)
+    missing = []
+    for where, doc, title in citations:
+        headings = [line.lstrip("#").strip().replace("`", "") for line in doc.read_text(encoding="utf-8").splitlines()
+                    if re.match(r"#{1,6} ", line)]
+        if not any(h.lower().startswith(title.lower()) for h in headings):
+            missing.append(f"{where}: {doc.name} has no section {title!r}")
+    assert not missing, "\n".join(missing)
