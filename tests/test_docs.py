@@ -208,3 +208,28 @@ def test_every_cited_docs_section_exists():
         if not any(h.lower().startswith(title.lower()) for h in headings):
             missing.append(f"{where}: {doc.name} has no section {title!r}")
     assert not missing, "\n".join(missing)
+
+
+# --- The README's game in a few lines runs as written ----------------------------------------------
+
+def _readme_snippet() -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    assert blocks, "README.md lost its python snippet"
+    return blocks[0]
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_readme_snippet_plays_a_game_and_scores_by_side(variant, capsys):
+    code = _readme_snippet()
+    assert 'pitch_env.env("setback")' in code and '"checkpoint:setback"' in code
+    # The snippet's comments name the other games and their agents; play each as the comments say.
+    code = code.replace('pitch_env.env("setback")', f'pitch_env.env("{variant}")')
+    code = code.replace('"checkpoint:setback"', f'"checkpoint:{variant}"')
+    scope: dict = {}
+    exec(compile(code, "README.md", "exec"), scope)
+    record = scope["record"]
+    # One score per side: two partnerships in setback and ten_point, one seat each in auction.
+    rules = scope["env"].unwrapped.rules
+    assert len(record["final_scores"]) == rules.num_sides == (4 if variant == "auction" else 2)
+    assert str(record["final_scores"]) in capsys.readouterr().out
