@@ -1,5 +1,7 @@
-"""The docs that code cites stay true: every `rules.md §N` cited exists, and docs/record.md names
-every key and action form the engine writes. (docs/rules.md §2's defaults: test_rules_options.py.)
+"""The docs stay true and speak of the product: every `rules.md §N` and docs section cited exists,
+docs/record.md names every key and action form the engine writes, every docs link and anchor
+resolves, the README's snippet runs, and no product text tells development history.
+(docs/rules.md §2's defaults: test_rules_options.py.)
 """
 
 import random
