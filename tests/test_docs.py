@@ -1,5 +1,7 @@
-"""The docs that code cites stay true: every `rules.md §N` cited exists, and docs/record.md names
-every key and action form the engine writes. (docs/rules.md §2's defaults: test_rules_options.py.)
+"""The docs stay true and speak of the product: every `rules.md §N` and docs section cited exists,
+docs/record.md names every key and action form the engine writes, every docs link and anchor
+resolves, the README's snippet runs, and no product text tells development history.
+(docs/rules.md §2's defaults: test_rules_options.py.)
 """
 
 import random
@@ -81,3 +83,155 @@ def test_record_md_lists_every_action_form():
         forms |= {re.sub(r" (\d+|[2-9TJQKA][CDHS]|[BL]J|[CDHS])$", "", name) for name in layout.names}
     for form in forms:  # pass, bid, bid shoot, trump, stock keep/give, discard, play
         assert f"`{form}" in text, f"docs/record.md does not name the action {form!r}"
+
+
+# --- The product speaks of itself -------------------------------------------------------------
+# README, docs, model cards and configs describe what the software is and does. Development history
+# (work sessions, issue numbers, "on this code") and paths that exist only on the machine that wrote
+# them mean nothing to a reader of a clone.
+
+def _product_files() -> list[Path]:
+    files = [ROOT / "README.md", *sorted(DOCS.glob("*.md")), *sorted(ROOT.glob("checkpoints/*/README.md"))]
+    return files + sorted((ROOT / "configs").rglob("*.yaml"))
+
+
+HISTORY = {
+    r"\bsessions?\b": "a work session: give the date and machine of a measurement instead",
+    r"\bissues? #?\d+": "an issue number",
+    r"(?:^|[\s(\[,;])#\d+\b(?![-\w])": "an issue reference",  # not a link anchor such as rules.md#2-options
+    r"\bthe issue\b|\bthe issue's\b": "the issue the work came from",
+    r"\bon (?:this|the current|older|the old) code\b": "a version of the code",
+    r"\bnew in\b|\bmeasured again\b|\bsince then\b": "what changed when",
+    r"\btoday\b": "a day of development",
+    r"/tmp/|/work/": "a path on the machine that wrote it",
+}
+
+
+def _rel(path: Path) -> str:
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else path.name
+
+
+def _history_hits(files: list[Path]) -> list[str]:
+    hits = []
+    for path in files:
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for pattern, what in HISTORY.items():
+                match = re.search(pattern, line, flags=re.I)
+                if match:
+                    hits.append(f"{_rel(path)}:{number}: {match.group(0).strip()!r} ({what})")
+    return hits
+
+
+def test_history_vocabulary_is_caught(tmp_path):
+    bad = tmp_path / "bad.md"
+    bad.write_text("Measured in session 4 (issue #15) on this code, from /tmp/run.\n"
+                   "Fixed by #13.\n"
+                   "See [rules](rules.md#2-options) and the 2 sessions' notes.\n", encoding="utf-8")
+    found = " ".join(_history_hits([bad]))
+    for word in ("'session'", "'issue #15'", "'#13'", "'on this code'", "'/tmp/'", "'sessions'"):
+        assert word in found, word
+    assert "'#2'" not in found  # an anchor is not an issue
+
+
+def test_product_text_has_no_development_history():
+    hits = _history_hits(_product_files())
+    assert not hits, "development history in the product (say what the software is and does):\n" + "\n".join(hits)
+
+
+# --- Links between the docs ----------------------------------------------------------------------
+
+def _slug(heading: str) -> str:
+    """GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens."""
+    text = re.sub(r"`|\*\*|\[([^\]]*)\]\([^)]*\)", r"\1", heading.strip()).lower()
+    return re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
+
+
+def _anchors(path: Path) -> set[str]:
+    seen: dict[str, int] = {}
+    anchors = set()
+    in_code = False
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("```"):
+            in_code = not in_code
+        if in_code or not re.match(r"#{1,6} ", line):
+            continue
+        slug = _slug(line.lstrip("#"))
+        anchors.add(slug if slug not in seen else f"{slug}-{seen[slug]}")
+        seen[slug] = seen.get(slug, 0) + 1
+    return anchors
+
+
+def _links():
+    """(file:line, target path, anchor) for every relative markdown link of README.md and docs/."""
+    for path in [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]:
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for target in re.findall(r"\]\(([^)\s]+)\)", line):
+                if re.match(r"[a-z]+:", target):  # http:, https:, mailto:
+                    continue
+                file, _, anchor = target.partition("#")
+                yield f"{path.relative_to(ROOT)}:{number}", (path.parent / file) if file else path, anchor
+
+
+def test_slug_matches_github():
+    assert _slug(" §2 Options") == "2-options"
+    assert _slug(" A run directory (`runs/RUN_NAME/`)") == "a-run-directory-runsrun_name"
+    assert _slug(" The batched trainer: 2 workers, 6.3× SB3") == "the-batched-trainer-2-workers-63-sb3"
+
+
+def test_every_docs_link_and_anchor_exists():
+    broken = []
+    for where, target, anchor in _links():
+        if not target.exists():
+            broken.append(f"{where}: {target.relative_to(ROOT)} does not exist")
+        elif anchor and target.suffix == ".md" and anchor not in _anchors(target):
+            broken.append(f"{where}: {target.relative_to(ROOT)} has no heading for #{anchor}")
+    assert not broken, "\n".join(broken)
+
+
+def _section_citations():
+    """(file:line, doc, title) for every 'docs/NAME.md "Title"' (or 'NAME.md "Title"' inside docs/)."""
+    files = [p for p in ROOT.rglob("*") if p.suffix in (".py", ".md", ".yaml", ".toml")
+             and not any(part.startswith(".venv") or part == "runs" for part in p.relative_to(ROOT).parts)]
+    for path in sorted(files):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for doc, title in re.findall(r"(?:docs/)?(\w+\.md),? \"([^\"]+)\"", line):
+                if (DOCS / doc).exists():
+                    yield f"{path.relative_to(ROOT)}:{number}", DOCS / doc, title
+
+
+def test_every_cited_docs_section_exists():
+    """A section cited by its title (docs/agents.md "Thinking time") is a heading of that page."""
+    citations = list(_section_citations())
+    assert any(title == "Thinking time" for _, _, title in citations)
+    missing = []
+    for where, doc, title in citations:
+        headings = [line.lstrip("#").strip().replace("`", "") for line in doc.read_text(encoding="utf-8").splitlines()
+                    if re.match(r"#{1,6} ", line)]
+        if not any(h.lower().startswith(title.lower()) for h in headings):
+            missing.append(f"{where}: {doc.name} has no section {title!r}")
+    assert not missing, "\n".join(missing)
+
+
+# --- The README's game in a few lines runs as written ----------------------------------------------
+
+def _readme_snippet() -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    assert blocks, "README.md lost its python snippet"
+    return blocks[0]
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_readme_snippet_plays_a_game_and_scores_by_side(variant, capsys):
+    code = _readme_snippet()
+    assert 'pitch_env.env("setback")' in code and '"checkpoint:setback"' in code
+    # The snippet's comments name the other games and their agents; play each as the comments say.
+    code = code.replace('pitch_env.env("setback")', f'pitch_env.env("{variant}")')
+    code = code.replace('"checkpoint:setback"', f'"checkpoint:{variant}"')
+    scope: dict = {}
+    exec(compile(code, "README.md", "exec"), scope)
+    record = scope["record"]
+    # One score per side: two partnerships in setback and ten_point, one seat each in auction.
+    rules = scope["env"].unwrapped.rules
+    assert len(record["final_scores"]) == rules.num_sides == (4 if variant == "auction" else 2)
+    assert str(record["final_scores"]) in capsys.readouterr().out
