@@ -178,7 +178,7 @@
       slot.dataset.seat = p[0];
       slot.style.setProperty("--tx", seatBoxes[p[0]].box.style.getPropertyValue("--tx"));
       slot.style.setProperty("--ty", seatBoxes[p[0]].box.style.getPropertyValue("--ty"));
-      slot.append(card(p[1], null), el("span", "by", "seat " + p[0] + (p[0] === f.leader ? " · led" : "")));
+      slot.append(card(p[1], f.trump ? h.trumps : null), el("span", "by", "seat " + p[0] + (p[0] === f.leader ? " · led" : "")));
       trickBox.append(slot);
     });
     if (f.trump) {
@@ -244,7 +244,7 @@
       const more = el("details", "exchange");
       more.open = exchangeOpen;
       more.addEventListener("toggle", function () { exchangeOpen = more.open; });
-      more.append(el("summary", null, "Exchange: what each seat drew and let go"), ex);
+      more.append(el("summary", null, "Exchange: draws and discards"), ex);
       handPanel.append(more);
     }
     if (ended && h.complete) {

@@ -81,7 +81,7 @@ def timeline(record, players=None) -> dict:
     moves = _Moves()
     game = replay(record, on_move=moves)
     rules, sides = record["rules"], record["sides"]
-    n_seats = rules["num_players"]
+    n_seats = game.rules.num_players
     if players is not None and len(players) != n_seats:
         raise ValueError(f"players: {len(players)} labels for {n_seats} seats; give one per seat")
     seats = [{"seat": s, "player": None if players is None else str(players[s]),
@@ -90,7 +90,7 @@ def timeline(record, players=None) -> dict:
     scores = [0] * len(sides)
     for i, h in enumerate(record["hands"]):
         complete = i < len(game.finished)
-        hands.append(_hand_facts(h, sides, scores, complete, moves.trumps.get(h["number"], [])))
+        hands.append(_hand_facts(h, scores, complete, moves.trumps.get(h["number"], [])))
         frames.extend(_hand_frames(i, h, moves.by_hand.get(h["number"], []), n_seats, scores, complete, sides))
         if complete:
             scores = list(h["scores"])
@@ -110,7 +110,7 @@ def timeline(record, players=None) -> dict:
     }
 
 
-def _hand_facts(h: dict, sides, scores_before, complete: bool, trumps: list[str]) -> dict:
+def _hand_facts(h: dict, scores_before, complete: bool, trumps: list[str]) -> dict:
     thrown_in = complete and h["pitcher"] is None
     facts = {
         "number": h["number"], "dealer": h["dealer"], "pitcher": h["pitcher"], "contract": h["contract"],
