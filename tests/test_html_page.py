@@ -302,6 +302,7 @@ def test_the_tournament_keeps_the_records_of_its_first_games(tmp_path):
             assert record["final_scores"] == g.final_scores and record["winner"] == g.winner
     # Duplicate deals: both seatings of deal 0 are dealt the same cards.
     assert result.records[(0, 0)]["hands"][0]["deal"] == result.records[(0, 1)]["hands"][0]["deal"]
+    assert run_tournament("setback", keep_records=3, workers=2, **args).records == result.records
     assert run_tournament("setback", **args).records == {}
     # A resumed run keeps only the games it plays itself.
     path = tmp_path / "results.jsonl"
