@@ -80,8 +80,9 @@
     const box = el("div", "seat");
     box.dataset.seat = s.seat;
     const angle = Math.PI / 2 + (2 * Math.PI * s.seat) / r.num_players; // seat 0 at the bottom, clockwise
-    box.style.setProperty("--x", (50 + 33 * Math.cos(angle)).toFixed(1) + "%");
-    box.style.setProperty("--y", (50 + 37 * Math.sin(angle)).toFixed(1) + "%");
+    const rx = r.num_players > 4 ? 36 : 33; // more seats: narrower panels, further out
+    box.style.setProperty("--x", (50 + rx * Math.cos(angle)).toFixed(1) + "%");
+    box.style.setProperty("--y", (50 + 38 * Math.sin(angle)).toFixed(1) + "%");
     box.style.setProperty("--tx", (50 + 12 * Math.cos(angle)).toFixed(1) + "%");
     box.style.setProperty("--ty", (50 + 18 * Math.sin(angle)).toFixed(1) + "%");
     const head = el("div", "head");
@@ -276,7 +277,10 @@
     sheetPanel.replaceChildren(el("h2", null, "Score sheet"));
     const t = el("table", "sheet");
     const head = el("tr");
-    ["#", "pitcher", "bid", "trump"].concat(G.sides.map(function (_, s) { return sideName(s); }))
+    const short = G.sides.length > 3; // many sides: their seats as the column heads
+    ["#", "pitcher", "bid", "trump"].concat(G.sides.map(function (seats, s) {
+      return short ? (seats.length === 1 ? "s" + seats[0] : seats.join("+")) : sideName(s);
+    }))
       .forEach(function (x) { head.append(el("th", null, x)); });
     t.append(head);
     for (let i = 0; i < f.sheet; i++) {
@@ -307,7 +311,9 @@
       none.append(td);
       t.append(none);
     }
-    sheetPanel.append(t);
+    const scroll = el("div", "sheet-scroll");
+    scroll.append(t);
+    sheetPanel.append(scroll);
   }
 
   // ------------------------------------------------------------ moving through the frames
