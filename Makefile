@@ -3,7 +3,7 @@ PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: install run test bench soak clean interop rllib-test
+.PHONY: install run test bench soak clean interop rllib-test browser-test
 
 $(BIN)/.installed: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -39,6 +39,17 @@ $(RLLIB)/bin/.installed: pyproject.toml
 
 rllib-test: $(RLLIB)/bin/.installed
 	$(RLLIB)/bin/python -m pytest rllib_tests -p no:cacheprovider
+
+# The game page (pitch replay --html) in a real headless browser: Debian's chromium and chromium-driver
+# (apt-get, as root; Selenium drives that chromedriver and downloads nothing), selenium in .venv.
+$(BIN)/.browser-installed: $(BIN)/.installed
+	command -v chromium >/dev/null && command -v chromedriver >/dev/null || \
+		{ apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver; }
+	$(BIN)/pip install --disable-pip-version-check -q -e ".[browser]"
+	touch $@
+
+browser-test: $(BIN)/.browser-installed
+	$(BIN)/python -m pytest browser_tests -p no:cacheprovider
 
 # run: trains configs/quick.yaml and prints its table: 52 s quiet, 1 min 31 s with both cores busy
 # (docs/benchmarks.md)

@@ -62,6 +62,8 @@ def register(subparsers) -> None:
     p.add_argument("--csv", metavar="FILE", help="write the per-agent table as CSV")
     p.add_argument("--plot", metavar="FILE", help="write a PNG bar chart of the win rates")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--html", metavar="DIR", help="write web pages of some games to watch, and DIR/index.html")
+    p.add_argument("--html-games", type=int, default=4, help="games --html shows: the first ones played")
     p.set_defaults(func=cmd_tournament)
 
     p = subparsers.add_parser("play", help="play a game in the terminal against agents", formatter_class=fmt,
@@ -79,6 +81,7 @@ def register(subparsers) -> None:
                               description=REPLAY_DESCRIPTION)
     p.add_argument("file", help="a JSON game record (pitch play --save, env.unwrapped.game_record())")
     p.add_argument("--hand", type=int, default=None, help="show only this hand (1 is the first)")
+    p.add_argument("--html", metavar="FILE", help="write the game as a web page to watch it move by move")
     p.set_defaults(func=cmd_replay)
 
 
@@ -149,10 +152,17 @@ def cmd_tournament(args) -> int:
         for option in ("results", "json", "csv", "plot"):
             if getattr(args, option):
                 check_output_path(getattr(args, option), f"--{option}")
+        if args.html:
+            from .tournament_html import MAX_PAGES, check_folder
+
+            if not 1 <= args.html_games <= MAX_PAGES:
+                raise ValueError(f"--html-games {args.html_games}: show 1 to {MAX_PAGES} games")
+            check_folder(args.html)
         _check_specs(args.variant, options, rules, specs)
         with _term_as_interrupt():
             result = run_tournament(args.variant, specs, games=args.games, seed=args.seed, workers=args.workers,
-                                    progress=not args.quiet, results=args.results, resume=args.resume, **options)
+                                    progress=not args.quiet, results=args.results, resume=args.resume,
+                                    keep_records=args.html_games if args.html else 0, **options)
     except ValueError as e:
         return _fail(str(e))
     except KeyboardInterrupt:  # while the agents were still being built: nothing played yet
@@ -165,6 +175,11 @@ def cmd_tournament(args) -> int:
             report.write_csv(result, args.csv)
         if args.plot:
             report.write_plot(result, args.plot)
+        if args.html:
+            from .tournament_html import write_pages
+
+            index = write_pages(result, args.html)
+            print(f"Games to watch: {index}" if index else "--html: this run played no game (all were in --results)")
     except OSError as e:
         return _fail(f"could not write the report: {e}")
     if result.interrupted:
@@ -358,6 +373,8 @@ def cmd_replay(args) -> int:
         replay(record)  # every move legal, every winner, award and score what the rules give
     except RecordError as e:
         return _fail(f"{args.file}: {e}")
+    if args.html:
+        return _replay_page(record, args.html)
     if args.hand is None:
         print(render_record(record))
         return 0
@@ -365,4 +382,18 @@ def cmd_replay(args) -> int:
     if not 1 <= args.hand <= len(hands):
         return _fail(f"--hand {args.hand}: the record has hands 1 to {len(hands)}")
     print(render_hand(record, hands[args.hand - 1]))
+    return 0
+
+
+def _replay_page(record: dict, path) -> int:
+    from pitch_env.html_page import write_page
+
+    try:
+        check_output_path(path, "--html")
+        write_page(record, path)
+    except ValueError as e:
+        return _fail(str(e))
+    except OSError as e:
+        return _fail(f"--html {path}: could not write it ({e.strerror or e})")
+    print(f"Wrote {path}: open it in a browser")
     return 0

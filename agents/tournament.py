@@ -96,6 +96,7 @@ class TournamentResult:
     truncated: int = 0
     wall_s: float = 0.0
     interrupted: bool = False  # Ctrl-C: the result holds the deals finished before it
+    records: dict = field(default_factory=dict, repr=False)  # (deal, rotation) -> game record, see keep_records
 
     def as_dict(self) -> dict:
         return {
@@ -139,14 +140,17 @@ def _agent(index: int, seat: int):
     return agents[key]
 
 
-def _play_deal(args) -> list[GameResult]:
-    seed, deal, rotations = args
+def _play_deal(args) -> tuple[list[GameResult], dict]:
+    """The deal's games, and the records of its first ``keep`` rotations."""
+    seed, deal, rotations, keep = args
     env = _worker["env"]
     k = len(_worker["specs"])
-    results = []
+    results, records = [], {}
     for r, seating in enumerate(rotations):
         results.append(_play_game(env, seed, deal, r, seating, k))
-    return results
+        if r < keep:
+            records[(deal, r)] = env.unwrapped.game_record()
+    return results, records
 
 
 def _play_game(env, seed: int, deal: int, rotation: int, seating: list[int], k: int) -> GameResult:
@@ -201,7 +205,8 @@ def _summarise(rules, record, deal, rotation, es, seating, k, think, decisions) 
 # ---------------------------------------------------------------- the tournament
 def run_tournament(variant: str = "setback", agents: list[AgentSpec] = ("heuristic", "random"), games: int = 100,
                    seed: int = 0, workers: int = 1, names: list[str] | None = None, progress: bool = False,
-                   results: str | None = None, resume: bool = False, **rules_options) -> TournamentResult:
+                   results: str | None = None, resume: bool = False, keep_records: int = 0,
+                   **rules_options) -> TournamentResult:
     """Play at least ``games`` games: ``ceil(games / rotations)`` deals, each under every rotation.
 
     ``agents``: specs for ``agents.make`` (``"heuristic"``, ``"pimc:20"``, ``"checkpoint:PATH"``…) or
@@ -209,7 +214,8 @@ def run_tournament(variant: str = "setback", agents: list[AgentSpec] = ("heurist
     change the preset. Truncated games are won by nobody. ``results``: a file every finished deal's
     games are appended to; with ``resume`` the deals already in it are not played again (the result
     is the same as an uninterrupted run's). Ctrl-C ends the run early with the deals finished so far
-    (``interrupted`` is set).
+    (``interrupted`` is set). ``keep_records``: how many games' full records to keep in ``records``,
+    the first games this run plays in deal order (games a resumed run skips have none).
     """
     specs = list(agents)
     if not isinstance(workers, int) or workers < 1:
@@ -230,14 +236,19 @@ def run_tournament(variant: str = "setback", agents: list[AgentSpec] = ("heurist
 
         log = ResultsLog(results, {k: config[k] for k in ("variant", "rules", "specs", "seed", "rotations")}, resume)
     done = {} if log is None else {d: g for d, g in log.done.items() if d < deals}
-    jobs = [(seed, d, rotations) for d in range(deals) if d not in done]
+    todo = [d for d in range(deals) if d not in done]
+    jobs = [(seed, d, rotations, min(len(rotations), max(0, keep_records - j * len(rotations))))
+            for j, d in enumerate(todo)]
     start = time.perf_counter()
     played: list[GameResult] = [g for part in done.values() for g in part]
+    records: dict = {}
     interrupted = False
     bar = _progress_bar(deals * len(rotations), len(played)) if progress else None
 
-    def finished(part: list[GameResult]) -> None:
+    def finished(deal_done: tuple[list[GameResult], dict]) -> None:
+        part, kept = deal_done
         played.extend(part)
+        records.update(kept)
         if log:
             log.append(part)
         if bar:
@@ -264,7 +275,8 @@ def run_tournament(variant: str = "setback", agents: list[AgentSpec] = ("heurist
     played.sort(key=lambda g: (g.deal, g.rotation))
     config["planned_games"], config["games"] = config["games"], len(played)
     return TournamentResult(config, _aggregate(names, played), _ratings(names, played),
-                            played, sum(g.truncated for g in played), time.perf_counter() - start, interrupted)
+                            played, sum(g.truncated for g in played), time.perf_counter() - start, interrupted,
+                            dict(sorted(records.items())))
 
 
 def _unique(names: list[str]) -> list[str]:

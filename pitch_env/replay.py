@@ -135,11 +135,13 @@ def _check_hand(h: dict, where: str) -> None:
 
 # ---------------------------------------------------------------- replay, asking the engine
 
-def replay(record) -> Game:
+def replay(record, on_move=None) -> Game:
     """Play ``record`` through a fresh engine dealt its cards; returns the Game.
 
     Raises RecordError (one line) if the record is malformed, a move is illegal, or a fact it states
-    (winners, awards, points, scores, the game's winner) is not what the rules give."""
+    (winners, awards, points, scores, the game's winner) is not what the rules give. ``on_move(game,
+    hand, phase, seat, name)``, if given, is called after each move is taken and checked: the game as
+    the move left it, the hand's number, the phase the move was made in, who made it and its name."""
     check_record(record)
     try:
         rules = make_rules(record["variant"], **record["rules"])
@@ -152,7 +154,7 @@ def replay(record) -> Game:
         if game.is_over:
             raise RecordError(f"the game is over after hand {n - 1} ({_how_over(game)}), but the record goes on "
                               f"to hand {len(hands)}")
-        _play_hand(game, h, n)
+        _play_hand(game, h, n, on_move)
         if not game.is_over and game.hand_number == n:  # the record stops inside this hand
             if n < len(hands):
                 raise RecordError(f"hand {n}: the record stops before the hand is over ({_to_move(game)}), "
@@ -182,7 +184,7 @@ def _new_game(rules, seed: int, deals: list) -> Game:
         raise RecordError(f"the record's deals: {_line(e)}") from None
 
 
-def _play_hand(game: Game, h: dict, n: int) -> None:
+def _play_hand(game: Game, h: dict, n: int, on_move=None) -> None:
     """Take hand ``n``'s recorded choices, in the order the engine asks for them, until the hand is
     over or the record has no more (a record saved mid-hand)."""
     bids = h["bids"]
@@ -227,6 +229,8 @@ def _play_hand(game: Game, h: dict, n: int) -> None:
                               f"here (legal: {', '.join(game.legal_action_names())})") from None
         if phase == "play":
             _check_trick_winner(game, h, n)
+        if on_move is not None:
+            on_move(game, n, phase, seat, name)
 
 
 def _exchange(h: dict, n: int) -> dict:
