@@ -24,6 +24,7 @@ from train import exit as ex
 from train.config import ConfigError
 
 from test_agents import play_guarded
+from test_train import within_seconds  # noqa: F401  (a fixture: fails a test that would hang)
 
 SHIPPED = {"setback": "checkpoints/setback", "auction": "checkpoints/auction", "ten_point": "checkpoints/ten_point"}
 
@@ -139,20 +140,20 @@ def test_parts_round_trip_and_foreign_files_are_refused(tmp_path):
     part = ex.record_part(cfg, SHIPPED["setback"], 10, seed=2)
     size, actions = part["x"].shape[1], part["mask"].shape[1]
     ex.save_part(tmp_path / "part_0.npz", part)
-    back = ex.load_part(tmp_path / "part_0.npz", size, actions)
+    back = ex.load_part(tmp_path / "part_0.npz", size, actions, rows=10)
     assert all(np.array_equal(back[k], part[k]) for k in part)
     assert [p.name for p in tmp_path.iterdir()] == ["part_0.npz"]  # no temporary file left
     bad = tmp_path / "bad.npz"
     np.savez(bad, x=np.array([{"a": 1}], dtype=object), mask=part["mask"], y=part["y"], overrode=part["overrode"])
-    with pytest.raises(CheckpointError, match="cannot be read"):
-        ex.load_part(bad, size, actions)
+    with pytest.raises(CheckpointError, match="stored as object"):  # never unpickled
+        ex.load_part(bad, size, actions, rows=10)
     wrong = dict(part, y=np.full_like(part["y"], actions - 1))  # actions the mask does not allow
     np.savez(bad, **wrong)
     with pytest.raises(CheckpointError, match="does not hold"):
-        ex.load_part(bad, size, actions)
+        ex.load_part(bad, size, actions, rows=10)
     bad.write_bytes(b"not a zip")
     with pytest.raises(CheckpointError):
-        ex.load_part(bad, size, actions)
+        ex.load_part(bad, size, actions, rows=10)
 
 
 def test_a_fit_moves_the_network_toward_the_search():
@@ -284,3 +285,184 @@ def test_the_cards_thinking_time_ratio_reads_as_a_share_or_a_multiple():
     from train.evaluate import _ratio
 
     assert _ratio(0.013, 0.742) == "1/57" and _ratio(0.013, 0.001) == "13.0×" and _ratio(0.0, 0.5) == "-"
+
+
+# ---------------------------------------------------------------- what a resume trusts and refuses
+SMALL = ["generations=1", "decisions=1000", "worlds=1", "gate_games=4", "gate_min=0.0", "workers=1",
+         "torch_threads=1", "epochs=1"]
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory):
+    """A finished one-generation run whose candidate was kept (gate_min 0: kept unless it lost every game)."""
+    from pitch_cli import main
+
+    root = tmp_path_factory.mktemp("exit")
+    assert main(["exit", "--set", f"runs_dir={root}", "run_name=r", *SMALL]) == 0
+    rows = ex.read_run_json(root / "r" / "generations.json", "generations")
+    assert rows[0]["kept"]
+    return root / "r"
+
+
+def copy_run(finished, tmp_path) -> Path:
+    import shutil
+
+    run = tmp_path / "r"
+    shutil.copytree(finished, run, symlinks=True)
+    return run
+
+
+def resume(run, capsys, *more) -> tuple[int, str]:
+    """``pitch exit --resume RUN``'s exit status and stderr (failing on a traceback or a second line)."""
+    from pitch_cli import main
+
+    capsys.readouterr()
+    rc = main(["exit", "--resume", str(run), *more])
+    err = capsys.readouterr().err.strip()
+    assert "Traceback" not in err and "\n" not in err, err
+    return rc, err
+
+
+@pytest.mark.parametrize("name", ["../../escaped", "../sibling", "/tmp/pitch-exit-absolute", "a/b", ".hidden", ".."])
+def test_a_run_name_never_writes_outside_runs_dir(tmp_path, capsys, name):
+    """The same check of run names as pitch train's (train/config.py ``check_run_name``)."""
+    from pitch_cli import main
+
+    runs_dir = tmp_path / "runs" / "inner"
+    runs_dir.mkdir(parents=True)
+    assert main(["exit", "--set", f"runs_dir={runs_dir}", f"run_name='{name}'", *SMALL]) == 2
+    err = capsys.readouterr().err
+    assert "one plain folder name" in err and err.count("\n") == 1
+    assert list(tmp_path.rglob("*")) == [tmp_path / "runs", runs_dir]  # nothing written anywhere
+    assert not Path("/tmp/pitch-exit-absolute").exists()
+
+
+def test_a_resume_restores_the_kept_best_and_refuses_when_its_weights_are_gone(finished, tmp_path, capsys):
+    """Generation 1 kept, generation 2 dropped, best.safetensors removed: the resume puts generation 1's
+    weights back (never the start's); with those gone too, or other weights in their place, it refuses."""
+    run = copy_run(finished, tmp_path)
+    r = ex.Run(run)
+    second = dict(r.rows[0], generation=2, kept=False, gate_win_rate=0.0, gate_low=0.0, fitted=2000)
+    r.add(second)
+    saved = ex.read_run_json(run / "config.json", "config")
+    ex.write_run_json(run / "config.json", config=dict(saved, generations=2))
+    kept = (run / "gen_1" / "policy.safetensors").read_bytes()
+    assert kept != (Path(SHIPPED["setback"]) / "policy.safetensors").read_bytes()
+    (run / "best.safetensors").unlink()
+    assert resume(run, capsys)[0] == 0
+    assert (run / "best.safetensors").read_bytes() == kept
+    for odd in (_fifo, lambda p: _link(p, run / "gen_1" / "policy.safetensors")):  # never opened, replaced
+        odd(run / "best.safetensors")
+        assert resume(run, capsys)[0] == 0
+        assert ex.runfiles.kind_of(run / "best.safetensors") == "file"
+        assert (run / "best.safetensors").read_bytes() == kept
+    (run / "best.safetensors").unlink()
+    (run / "gen_1" / "policy.safetensors").unlink()
+    rc, err = resume(run, capsys)
+    assert rc == 2 and "best.safetensors" in err and "generation 1" in err
+    assert not (run / "best.safetensors").exists()  # nothing put in its place
+    import shutil
+
+    shutil.copyfile(Path(SHIPPED["setback"]) / "policy.safetensors", run / "best.safetensors")  # the start's weights
+    rc, err = resume(run, capsys)
+    assert rc == 2 and "does not hold them" in err
+
+
+def _strings_part(path):
+    np.savez(path, x=np.array(["a"] * 1000), mask=np.ones((1000, 3), bool), y=np.zeros(1000, np.int64),
+             overrode=np.zeros(1000, bool))
+
+
+def _fifo(path):
+    import os
+
+    path.unlink(missing_ok=True)
+    os.mkfifo(path)
+
+
+def _link(path, target="/proc/self/pagemap"):
+    path.unlink(missing_ok=True)
+    path.symlink_to(target)
+
+
+def _rewrite_state(run, **change):
+    import json
+
+    data = json.loads((run / "generations.json").read_text())
+    data["generations"][0].update(change)
+    (run / "generations.json").write_text(json.dumps(data))
+
+
+def _dir_instead(path):
+    import shutil
+
+    path.unlink() if path.is_file() else shutil.rmtree(path)
+    path.mkdir()
+
+
+HOSTILE = {
+    "a kept generation's folder deleted": lambda run: __import__("shutil").rmtree(run / "gen_1"),
+    "a part of strings": lambda run: _strings_part(run / "gen_1" / "part_0.npz"),
+    "a FIFO as a part": lambda run: _fifo(run / "gen_1" / "part_0.npz"),
+    "a part linked to /proc/self/pagemap": lambda run: _link(run / "gen_1" / "part_0.npz"),
+    "a FIFO as the next generation's part": lambda run: (run / "gen_2").mkdir() or _fifo(run / "gen_2" / "part_0.npz"),
+    "overrode 7.5": lambda run: _rewrite_state(run, overrode=7.5),
+    "a row of another recipe": lambda run: _rewrite_state(run, decisions=3000),
+    "a row the writer never writes": lambda run: _rewrite_state(run, extra=1),
+    "generations.json a directory": lambda run: _dir_instead(run / "generations.json"),
+    "generations.json a FIFO": lambda run: _fifo(run / "generations.json"),
+    "config.json linked to /proc/self/pagemap": lambda run: _link(run / "config.json"),
+    "generations.json deleted after two generations": lambda run: ((run / "generations.json").unlink(),
+                                                                   (run / "gen_2").mkdir()),
+}
+
+
+@pytest.mark.parametrize("damage", sorted(HOSTILE))
+def test_a_damaged_or_crafted_run_directory_is_refused_in_one_line_before_any_work(finished, tmp_path, capsys,
+                                                                                  damage, within_seconds):
+    run = copy_run(finished, tmp_path)
+    HOSTILE[damage](run)
+    before = sorted(str(p) for p in run.rglob("*"))
+    rc, err = resume(run, capsys, "--set", "generations=2")
+    assert rc == 2 and err.startswith("error: ")
+    assert sorted(str(p) for p in run.rglob("*")) == before  # a refused resume wrote nothing
+
+
+def test_files_the_run_never_writes_are_never_read(finished, tmp_path, capsys):
+    """Parts under other numbers (``part_00``, ``part_٣``, ``part_²``, one past the recipe's count), a
+    ``.evil.tmp`` directory and a link named like a temporary file: left alone, never fitted; the next
+    generation fits exactly its 1,000 decisions and the 1,000 it replays."""
+    import shutil
+
+    run = copy_run(finished, tmp_path)
+    (run / "gen_2").mkdir()
+    for g in (1, 2):
+        for name in ("part_00.npz", "part_٣.npz", "part_².npz", "part_7.npz", "part_1.npz"):
+            shutil.copyfile(run / "gen_1" / "part_0.npz", run / f"gen_{g}" / name)
+        (run / f"gen_{g}" / ".evil.tmp").mkdir()
+    (run / ".evil.tmp").mkdir()
+    _link(run / ".best.safetensors.abcdefgh.tmp")
+    rc, err = resume(run, capsys, "--set", "generations=2")
+    assert rc == 0, err
+    rows = ex.read_run_json(run / "generations.json", "generations")
+    assert rows[1]["decisions"] == 1000 and rows[1]["fitted"] == 2000
+    assert (run / ".evil.tmp").is_dir() and (run / ".best.safetensors.abcdefgh.tmp").is_symlink()
+
+
+def test_a_compressed_part_declaring_gigabytes_is_refused_before_any_allocation(tmp_path, within_seconds):
+    """A 1 MB zip whose headers claim a 4.8 GB array: refused from the header, nothing allocated."""
+    import io
+    import resource
+    import zipfile
+
+    head = io.BytesIO()
+    np.lib.format.write_array_header_1_0(head, {"descr": "<f4", "fortran_order": False, "shape": (4_000_000, 300)})
+    path = tmp_path / "part_0.npz"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for key in ("x", "mask", "y", "overrode"):
+            z.writestr(f"{key}.npy", head.getvalue() + bytes(50_000_000))
+    assert path.stat().st_size < 1_000_000
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with pytest.raises(CheckpointError, match="delete it to record it again"):
+        ex.load_part(path, 300, 40)
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak < 200_000  # KiB: under 200 MB more
