@@ -23,7 +23,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-KINDS = ("records", "checkpoints", "configs")
+KINDS = ("records", "checkpoints", "configs", "runs")
 
 
 @dataclass

@@ -48,7 +48,7 @@ def test_only_a_one_line_value_error_is_an_allowed_refusal():
     assert one_line_error(ValueError("line one\nline two")).startswith("multi-line")
 
 
-@pytest.mark.parametrize("kind", ["records", "checkpoints", "configs"])
+@pytest.mark.parametrize("kind", ["records", "checkpoints", "configs", "runs"])
 def test_hostile_inputs_get_one_line_errors_never_tracebacks_hangs_or_silence(kind):
     lines = []
     summary = fuzz([kind], seconds=3, seed=0, timeout=15, log=lines.append)[kind]
