@@ -252,6 +252,7 @@ def make_case(rng: random.Random, work: Path, i: int) -> Case:
 def check(case: Case) -> tuple[str, str]:
     from train import exit as ex
     from train.imitate import load_demos
+    from train.runfiles import kind_of
 
     if case.mutation.startswith("demos:"):
         try:
@@ -272,7 +273,7 @@ def check(case: Case) -> tuple[str, str]:
         return "fail", f"opened a run of {len(run.rows)} rows, replaying parts {parts}, recording {todo}"
     if case.must_refuse:
         return "fail", "silently accepted: the resume would continue"
-    if ex.runfiles.kind_of(run.best) != "file" or not run.holds_best(run.best):
+    if kind_of(run.best) != "file" or not run.holds_best(run.best):
         return "fail", "accepted, but best.safetensors does not hold the recorded best"
     return "ok", "accepted with exactly the run's own files"
 

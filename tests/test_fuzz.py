@@ -1,7 +1,7 @@
 """The fuzz suite of bench/fuzz.py: its verdicts, and a short run of each fuzzer.
 
 The short runs pass once the loaders validate what they read (records: pitch_env.record, checkpoints:
-the policy loader, configs: train.config); each prints what it found when it fails.
+the policy loader, configs: train.config, runs: train/runfiles.py); each prints what it found when it fails.
 """
 
 import time

@@ -20,11 +20,13 @@ generations (an earlier stage's labels come from another teacher). A stage's gen
 as the same config run alone from that best would seed them, so ``stages`` in one command does what
 one config per stage did in as many commands.
 
-Everything a run writes is under runs_dir/run_name/: the config, ``gen_K/`` (recorded parts,
-``policy.safetensors``), ``generations.json`` (one row per finished generation: decisions, how often
-the search overrode the network, accuracies, the gate's result, wall time) and ``best.safetensors``.
-Ctrl-C or SIGTERM stops at the next part; ``--resume RUN_DIR`` continues where it stopped. Nothing
-read back is a pickle: parts are ``.npz`` loaded with ``allow_pickle=False`` and checked for shape.
+Everything a run writes is under runs_dir/run_name/ (run_name one plain folder name): the config,
+``gen_K/`` (recorded parts ``part_J.npz``, ``policy.safetensors``), ``generations.json`` (one row per
+finished generation: decisions, how often the search overrode the network, accuracies, the gate's
+result, wall time; and which generation is the best, with its weights file's size and SHA-256) and
+``best.safetensors``. Ctrl-C or SIGTERM stops at the next part; ``--resume RUN_DIR`` continues where it
+stopped, after ``open_run`` has checked the whole run through train/runfiles.py (nothing read back is
+a pickle, a link or a FIFO; every part is checked from its headers before it is loaded).
 """
 
 from __future__ import annotations
@@ -45,9 +47,10 @@ import numpy as np
 
 from pitch_env.policy import WEIGHTS_FILE, CheckpointError, PolicyMLP, atomic_write, load_policy, save_policy
 
-from . import runfiles
 from .config import (ConfigError, _check, _short, _type_name, check_run_name, new_run_dir, parse_override, plain_name,
                      read_yaml_file)
+from .runfiles import (Array, ResumeError, check_fields, kind_of, read_json, read_npz, regular_file, remove_debris,
+                       sha256_of)
 
 PART = 1000  # decisions one recording task returns (a stop loses at most this much per worker)
 
@@ -244,8 +247,6 @@ def save_part(path: Path, part: dict) -> None:
 def load_part(path: Path, in_size: int, actions: int, rows: int = PART) -> dict[str, np.ndarray]:
     """A recorded part, refusing anything that is not exactly the arrays ``record_part`` writes: ``rows``
     decisions of this run's input and action sizes (read by train/runfiles.py, headers first)."""
-    from .runfiles import Array, read_npz
-
     fix = "delete it to record it again"
     arrays = {"x": Array(np.float32, ("n", in_size), finite=True), "mask": Array(bool, ("n", actions)),
               "y": Array(np.int64, ("n",)), "overrode": Array(bool, ("n",))}
@@ -342,8 +343,6 @@ MAX_POLICY_FILE = 1 << 30  # a policy file whose hash a run records (the shipped
 
 def read_run_json(path: Path, key: str):
     """``key`` of a run file pitch wrote (config.json, generations.json), refusing anything else in one line."""
-    from .runfiles import kind_of, read_json
-
     if kind_of(path) is None:
         raise ConfigError(f"{str(path)!r} is missing: is {str(path.parent)!r} an expert-iteration run directory?")
     return read_json(path, MAX_RUN_FILE, "run file", RUN_FORMAT).get(key)
@@ -385,8 +384,6 @@ class Run:
     hold). Everything is read by train/runfiles.py and checked field by field."""
 
     def __init__(self, path: Path):
-        from .runfiles import ResumeError, check_fields, kind_of, read_json
-
         self.path = Path(path)
         self.table_path = self.path / "generations.json"
         self.rows: list[dict] = []
@@ -431,16 +428,12 @@ class Run:
 
     def record_best(self, generation: int, weights: Path) -> None:
         """Note ``weights`` (its size and hash) as the best, generation ``generation``'s, in the state."""
-        from .runfiles import regular_file, sha256_of
-
         size = regular_file(weights, MAX_POLICY_FILE, "policy file")
         self.best_record = {"generation": generation, "sha256": sha256_of(weights, MAX_POLICY_FILE, "policy file"),
                             "bytes": size}
 
     def holds_best(self, path: Path) -> bool:
         """Whether ``path`` is a regular file holding exactly the recorded best weights."""
-        from .runfiles import kind_of, sha256_of
-
         rec = self.best_record
         return (kind_of(path) == "file" and path.stat().st_size == rec["bytes"]
                 and sha256_of(path, rec["bytes"], "policy file") == rec["sha256"])
@@ -455,8 +448,7 @@ class Run:
     def check(self, cfg: ExitConfig) -> None:
         """Each finished row is what this config's writer writes (its decisions, its gate's verdict, the
         decisions its fit replayed); refused in one line otherwise."""
-        from .runfiles import ResumeError
-
+        cfg = replace(cfg, generations=max(cfg.generations, len(self.rows)))  # a resume may ask for fewer
         for r in self.rows:
             k = r["generation"]
             fitted = sum(_wanted(cfg, g) * PART for g in _replayed(cfg, k))
@@ -465,16 +457,13 @@ class Run:
                                          ("kept", r["kept"] == (r["gate_win_rate"] > cfg.gate_min)),
                                          ("worlds", r.get("worlds", stage_of(cfg, k).worlds) == stage_of(cfg, k).worlds))
                      if not ok]
-            if k > cfg.generations or wrong:
-                what = f"its {wrong[0]!r} is not what this run's config gives" if wrong else "it is past 'generations'"
-                raise ResumeError(f"{str(self.table_path)!r}: row {k} is not this run's ({what}); restore the file or "
-                                  f"start a new run")
+            if wrong:
+                raise ResumeError(f"{str(self.table_path)!r}: row {k} is not this run's (its {wrong[0]!r} is not what "
+                                  f"this run's config gives); restore the file or start a new run")
 
     def present_parts(self, cfg: ExitConfig, k: int, all_needed: bool) -> list[int]:
         """The parts of generation ``k`` on disk (part_J.npz, J in 0 … its wanted count - 1), each a regular
         file; ``all_needed``: a finished generation, whose parts must all be there."""
-        from .runfiles import ResumeError, kind_of
-
         gdir = self.gen_dir(k)
         kind = kind_of(gdir)
         if kind not in (None, "directory"):
@@ -498,8 +487,6 @@ def open_run(cfg: ExitConfig, run_dir: Path) -> tuple[Run, list[int]]:
     its best weights (restored from the kept generation's file when a kill interrupted the copy, refused
     when missing or different), the parts the next fit replays and those already recorded for the next
     generation; returns the run and the parts that generation still has to record."""
-    from .runfiles import ResumeError, kind_of, remove_debris
-
     rules = cfg.resolved_rules()
     run = Run(run_dir)
     run.check(cfg)
