@@ -474,3 +474,35 @@ def test_a_compressed_part_declaring_gigabytes_is_refused_before_any_allocation(
     with pytest.raises(CheckpointError, match="delete it to record it again"):
         ex.load_part(path, 300, 40)
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak < 200_000  # KiB: under 200 MB more
+
+
+def test_sigkill_at_random_moments_loses_nothing_and_leaves_no_debris(finished, tmp_path):
+    """Killed while starting, recording, fitting or gating, then resumed: the same weights and verdict
+    as the run never killed, the state's best on disk, no temporary files."""
+    import subprocess
+    import sys
+    import time
+
+    from safetensors.numpy import load_file
+
+    root = Path(__file__).resolve().parent.parent
+    start = [sys.executable, "-m", "pitch_cli", "exit", "--set", f"runs_dir={tmp_path}", "run_name=r", *SMALL]
+    again = [sys.executable, "-m", "pitch_cli", "exit", "--resume", str(tmp_path / "r")]
+    rng = random.Random(3)
+    for delay in (rng.uniform(2, 14), rng.uniform(2, 14)):
+        proc = subprocess.Popen(again if (tmp_path / "r" / "config.json").is_file() else start, cwd=root,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(delay)
+        proc.kill()
+        proc.wait()
+    done = subprocess.run(again, cwd=root, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    run = tmp_path / "r"
+    rows, want = (ex.read_run_json(r / "generations.json", "generations") for r in (run, finished))
+    assert [{k: v for k, v in r.items() if not k.endswith("_s")} for r in rows] == \
+           [{k: v for k, v in r.items() if not k.endswith("_s")} for r in want]
+    a, b = load_file(run / "gen_1" / "policy.safetensors"), load_file(finished / "gen_1" / "policy.safetensors")
+    assert a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
+    r = ex.Run(run)
+    assert r.best_record["generation"] == 1 and r.holds_best(r.best)
+    assert [p for p in run.rglob("*") if p.name.endswith(".tmp")] == []
