@@ -486,46 +486,51 @@ def open_run(cfg: ExitConfig, run_dir: Path) -> tuple[Run, list[int]]:
     """The run in ``run_dir`` checked before any work (train/runfiles.py reads every file): its state,
     its best weights (restored from the kept generation's file when a kill interrupted the copy, refused
     when missing or different), the parts the next fit replays and those already recorded for the next
-    generation; returns the run and the parts that generation still has to record."""
+    generation; returns the run and the parts that generation still has to record. Everything is
+    checked before anything is written, so a refused run is left as it was."""
     rules = cfg.resolved_rules()
     run = Run(run_dir)
     run.check(cfg)
-    remove_debris(run.path)  # writes a kill interrupted (atomic_write's temporary files)
-    for k in range(1, len(run.rows) + 2):
-        remove_debris(run.gen_dir(k))
     if kind_of(run.best) == "directory":
         raise ResumeError(f"{str(run.best)!r} is a directory, not the run's best weights; remove it")
     best_k = run.best_generation()
     kept = run.gen_dir(best_k) / WEIGHTS_FILE
-    if not run.started:  # a new run (or one killed before its state was first written)
-        policy, card = load_policy(cfg.start, rules)
-        save_policy(run.best, policy, dict(card, exit={"generation": 0, "start": cfg.start}))
-        run.record_best(0, run.best)
-        run.save()
-    elif run.best_record is None:  # written by an older version: record what it trusted
-        source = kept if best_k and kind_of(kept) == "file" else run.best
-        run.record_best(best_k, source)
-        run.save()
-    if not run.holds_best(run.best):
-        if best_k and run.holds_best(kept):  # a kill between the gate's verdict and the copy
-            atomic_write(run.best, lambda tmp: shutil.copyfile(kept, tmp))
-        else:
+    legacy = run.started and run.best_record is None
+    if legacy:  # written by an older version: record what it trusted
+        run.record_best(best_k, kept if best_k and kind_of(kept) == "file" else run.best)
+    source = cfg.start
+    if run.started:
+        source = run.best if run.holds_best(run.best) else kept if best_k and run.holds_best(kept) else None
+        if source is None:
             what = "is missing" if kind_of(run.best) is None else "does not hold them"
             raise ResumeError(f"{str(run.best)!r} {what}: generations.json records generation {best_k}'s weights "
                               f"as the best{f' and {str(kept)!r} does not hold them either' if best_k else ''}; "
                               f"restore the file, or start a new run")
-    load_policy(run.best, rules)  # refuses weights for other rules, damaged or not
+    policy, card = load_policy(source, rules)  # refuses weights for other rules, damaged or not
     k = len(run.rows) + 1
-    if k > cfg.generations:
-        return run, []
-    in_size, actions = load_policy(run.best, rules)[0].shape[0], _action_size(rules)
-    for g in _replayed(cfg, k)[:-1]:
-        for j in run.present_parts(cfg, g, all_needed=True):
-            load_part(run.part(g, j), in_size, actions)
-    have = run.present_parts(cfg, k, all_needed=False)
-    for j in have:
-        load_part(run.part(k, j), in_size, actions)
-    return run, [j for j in range(_wanted(cfg, k)) if j not in have]
+    todo = []
+    if k <= cfg.generations:
+        in_size, actions = policy.shape[0], _action_size(rules)
+        for g in _replayed(cfg, k)[:-1]:
+            for j in run.present_parts(cfg, g, all_needed=True):
+                load_part(run.part(g, j), in_size, actions)
+        have = run.present_parts(cfg, k, all_needed=False)
+        for j in have:
+            load_part(run.part(k, j), in_size, actions)
+        todo = [j for j in range(_wanted(cfg, k)) if j not in have]
+    # -- all checked: now the writes
+    remove_debris(run.path)  # writes a kill interrupted (atomic_write's temporary files)
+    for g in range(1, k + 1):
+        remove_debris(run.gen_dir(g))
+    if not run.started:  # a new run (or one killed before its state was first written)
+        save_policy(run.best, policy, dict(card, exit={"generation": 0, "start": cfg.start}))
+        run.record_best(0, run.best)
+        run.save()
+    elif legacy:
+        run.save()
+    if source == kept:  # a kill between the gate's verdict and the copy
+        atomic_write(run.best, lambda tmp: shutil.copyfile(kept, tmp))
+    return run, todo
 
 
 def _action_size(rules) -> int:
