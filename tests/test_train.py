@@ -727,3 +727,16 @@ def test_a_resume_reads_only_the_snapshots_and_state_the_run_wrote(runs, tmp_pat
     state.symlink_to(elsewhere)
     with pytest.raises(ConfigError, match="is a symlink"):
         train(resume=run, show_progress=False)
+
+
+@pytest.mark.parametrize("field,value", [("next_checkpoint", "soon"), ("wall_time", "long"), ("last_eval", 1.5),
+                                         ("next_snapshot", None)])
+def test_a_resume_refuses_a_schedule_that_is_not_numbers_in_range(runs, tmp_path, field, value):
+    run = tmp_path / "setback"
+    shutil.copytree(runs["setback"], run, symlinks=True)
+    path = (run / "checkpoint" / "state.json").resolve()
+    state = json.loads(path.read_text())
+    state[field] = value
+    path.write_text(json.dumps(state))
+    with pytest.raises(ConfigError, match=f"'{field}' is"):
+        train(resume=run, show_progress=False)

@@ -407,7 +407,7 @@ def train(cfg: TrainConfig | None = None, config_path=None, overrides=(), resume
             model = new_model(cfg, venv)
             found = ckpt.current(run.path)
             if found is not None:
-                state = ckpt.load_trainer(found, model)
+                state = ckpt.check_schedule(ckpt.load_trainer(found, model), found)
                 state["wall_time_before"] = state.get("wall_time", 0.0)
             else:
                 state = {"next_snapshot": cfg.snapshot_every, "next_checkpoint": cfg.checkpoint_every,

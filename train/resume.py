@@ -173,6 +173,22 @@ def read_state(directory: Path) -> dict:
     return state
 
 
+_STEP = (int, -1, 10**13)
+SCHEDULE = {"next_snapshot": _STEP, "next_checkpoint": _STEP, "next_eval": _STEP, "last_eval": _STEP,
+            "wall_time": (float, 0.0, 1e10)}  # what both training loops read back from state.json
+
+
+def check_schedule(state: dict, directory: Path, league: bool = False) -> dict:
+    """``state``'s schedule (the next snapshot, checkpoint and evaluation, the wall time so far), each a
+    number in range; ResumeError naming the field otherwise. ``league``: the RLlib backend's, whose next
+    snapshot is its league's (``state["league"]``)."""
+    where = f"checkpoint {str(Path(directory) / STATE_FILE)!r}"
+    if league:
+        runfiles.check_fields(state.get("league"), {"next_snapshot": _STEP}, f"{where}, its league,", others=True)
+    optional = ("wall_time", "next_snapshot") if league else ("wall_time",)
+    return runfiles.check_fields(state, SCHEDULE, where, optional=optional, others=True)
+
+
 def _count(x, hi: int = 10**12) -> bool:
     return isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= hi
 

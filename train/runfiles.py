@@ -237,13 +237,14 @@ def is_number(value, kind: type) -> bool:
     return isinstance(value, (int, float)) and math.isfinite(value)
 
 
-def check_fields(obj, spec: dict[str, tuple], where: str, optional: tuple[str, ...] = ()) -> dict:
-    """``obj`` a JSON object holding exactly ``spec``'s keys (those in ``optional`` may be absent), each
-    ``(kind, lowest, highest)`` (bounds None for bool and str); ResumeError naming the first that is not."""
+def check_fields(obj, spec: dict[str, tuple], where: str, optional: tuple[str, ...] = (), others: bool = False) -> dict:
+    """``obj`` a JSON object holding exactly ``spec``'s keys (those in ``optional`` may be absent; with
+    ``others``, keys checked elsewhere may be there too), each ``(kind, lowest, highest)`` (bounds None
+    for bool and str); ResumeError naming the first that is not."""
     if not isinstance(obj, dict):
         raise ResumeError(f"{where} is a JSON {type(obj).__name__}, not the object the run wrote")
     extra = [k for k in obj if k not in spec]
-    if extra:
+    if extra and not others:
         raise ResumeError(f"{where} holds {_short(extra[0])}, which the run never writes")
     for key, (kind, lo, hi) in spec.items():
         if key not in obj:

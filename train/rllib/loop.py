@@ -307,10 +307,9 @@ def resume(cfg: TrainConfig, run: RunDir, algo, found: Path) -> dict:
     state, weights, opt = rl_ckpt.load_trainer(found, learner_state(algo), fresh_opt)
     set_learner(algo, weights, (name, opt))
     league = league_of(algo)
+    ckpt.check_schedule(state, found, league=True)
     try:
         league.load({"steps": state["steps"], "next_snapshot": state["league"]["next_snapshot"]})
-        for key in ("next_checkpoint", "next_eval", "last_eval"):
-            state[key] = int(state[key])
         state["wall_time_before"] = float(state.get("wall_time", 0.0))
     except (KeyError, TypeError, ValueError, OverflowError):
         raise ckpt.ResumeError(f"checkpoint {str(found)!r}: state.json's schedule is malformed; the checkpoint "
