@@ -27,6 +27,7 @@ from pitch_env.policy_input import hint_size
 
 from . import fast as fast_path
 from . import resume as ckpt
+from . import runfiles
 from .config import (ConfigError, TrainConfig, load_config, load_resume_config, new_run_dir, plain_name, save_yaml,
                      to_dict)
 from .opponents import OpponentPool
@@ -277,7 +278,7 @@ def record(cfg: TrainConfig, run: RunDir, stop: StopFlag, show: bool, decisions:
         for c in range(count):
             n = min(chunk, decisions - c * chunk)
             path = run.imitate / f"{tag}-{c:05d}.npz"
-            part = load_demos(path, obs_size, size, "recorded chunk") if ckpt.runfiles.kind_of(path) else None
+            part = load_demos(path, obs_size, size, "recorded chunk") if runfiles.kind_of(path) else None
             if part is None or len(part) != n:
                 stop.check()
                 seed = int(np.random.SeedSequence([cfg.seed, c, len(tag), *map(ord, tag)]).generate_state(1)[0])

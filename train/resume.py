@@ -12,13 +12,15 @@ A checkpoint is written as ``checkpoints/.NAME.tmp/``, renamed into place, then 
 replaced: a process killed at any moment leaves the old set or the new one, never a mix, and the
 next start or resume deletes the debris (``clean``).
 
-What is trusted on resume: nothing in the run directory can run code. The files are read with
-safetensors (a JSON header and raw little-endian tensors) and ``json``; the model is rebuilt from the
-validated ``config.yaml`` and every tensor must have the exact name, shape and dtype the rebuilt model
-expects and be finite, every counter must be a number in range, or the resume is refused by name.
-A crafted run directory can at worst make the resumed run train from bad (but finite, well-shaped)
-weights or RNG states; ``resume.zip`` files (SB3's cloudpickle format, written by older versions) are
-never opened.
+What is trusted on resume: nothing in the run directory can run code. The files are read through
+train/runfiles.py (regular files under their exact names, sizes capped, none a link or a FIFO; the
+``checkpoint`` link itself is read with readlink and must point into checkpoints/), with safetensors
+(a JSON header and raw little-endian tensors) and ``json``; the model is rebuilt from the validated
+``config.yaml`` and every tensor must have the exact name, shape and dtype the rebuilt model expects
+and be finite, every counter must be a number in range, or the resume is refused by name. A crafted
+run directory can at worst make the resumed run train from bad (but finite, well-shaped) weights or
+RNG states; ``resume.zip`` files (SB3's cloudpickle format, written by older versions) are never
+opened.
 """
 
 from __future__ import annotations
@@ -40,8 +42,6 @@ from .runfiles import ResumeError
 TRAINER_FILE = "trainer.safetensors"
 STATE_FILE = "state.json"
 MAX_STATE_BYTES = 1 << 20
-
-
 
 
 # ---------------------------------------------------------------------- one consistent set
