@@ -62,7 +62,7 @@ test: install
 bench: install
 	$(BIN)/python -m bench.speed
 
-# The engine's referee soak, then two minutes of hostile records, checkpoints and configs each.
+# The engine's referee soak, then two minutes of hostile records, checkpoints, configs and run directories each.
 soak: install
 	$(BIN)/python -m bench.soak
 	$(BIN)/python -m bench.fuzz --seconds 120

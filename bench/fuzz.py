@@ -1,7 +1,9 @@
 """Fuzz the loaders of hostile files: game records (``pitch replay``), checkpoints
-(``agents.make("checkpoint:PATH", env)``) and training configs (``train.config.load_config``).
+(``agents.make("checkpoint:PATH", env)``), training configs (``train.config.load_config``) and run
+directories (``pitch exit --resume``'s ``open_run``, ``imitate_data``).
 
-Each input is mutated from a real one (bench/fuzz_records.py, fuzz_checkpoints.py, fuzz_configs.py)
+Each input is mutated from a real one (bench/fuzz_records.py, fuzz_checkpoints.py, fuzz_configs.py,
+fuzz_runs.py)
 and checked in a forked child with a time limit. Allowed: a one-line error (a ValueError, or the
 CLI's exit code 2 and one line on stderr), or acceptance of an input that is actually valid.
 Failures: a traceback, a hang, a multi-line error, or silent acceptance of an input that must be
@@ -23,7 +25,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-KINDS = ("records", "checkpoints", "configs")
+KINDS = ("records", "checkpoints", "configs", "runs")
 
 
 @dataclass

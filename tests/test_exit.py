@@ -5,6 +5,7 @@ moves the network toward the search, and a run records, fits, gates, resumes and
 
 from __future__ import annotations
 
+import math
 import random
 from pathlib import Path
 
@@ -22,8 +23,10 @@ from pitch_env.policy import CheckpointError, load_policy
 from pitch_env.policy_input import policy_input
 from train import exit as ex
 from train.config import ConfigError
+from train.runfiles import kind_of
 
 from test_agents import play_guarded
+from test_train import within_seconds  # noqa: F401  (a fixture: fails a test that would hang)
 
 SHIPPED = {"setback": "checkpoints/setback", "auction": "checkpoints/auction", "ten_point": "checkpoints/ten_point"}
 
@@ -139,20 +142,20 @@ def test_parts_round_trip_and_foreign_files_are_refused(tmp_path):
     part = ex.record_part(cfg, SHIPPED["setback"], 10, seed=2)
     size, actions = part["x"].shape[1], part["mask"].shape[1]
     ex.save_part(tmp_path / "part_0.npz", part)
-    back = ex.load_part(tmp_path / "part_0.npz", size, actions)
+    back = ex.load_part(tmp_path / "part_0.npz", size, actions, rows=10)
     assert all(np.array_equal(back[k], part[k]) for k in part)
     assert [p.name for p in tmp_path.iterdir()] == ["part_0.npz"]  # no temporary file left
     bad = tmp_path / "bad.npz"
     np.savez(bad, x=np.array([{"a": 1}], dtype=object), mask=part["mask"], y=part["y"], overrode=part["overrode"])
-    with pytest.raises(CheckpointError, match="cannot be read"):
-        ex.load_part(bad, size, actions)
+    with pytest.raises(CheckpointError, match="stored as object"):  # never unpickled
+        ex.load_part(bad, size, actions, rows=10)
     wrong = dict(part, y=np.full_like(part["y"], actions - 1))  # actions the mask does not allow
     np.savez(bad, **wrong)
     with pytest.raises(CheckpointError, match="does not hold"):
-        ex.load_part(bad, size, actions)
+        ex.load_part(bad, size, actions, rows=10)
     bad.write_bytes(b"not a zip")
     with pytest.raises(CheckpointError):
-        ex.load_part(bad, size, actions)
+        ex.load_part(bad, size, actions, rows=10)
 
 
 def test_a_fit_moves_the_network_toward_the_search():
@@ -284,3 +287,227 @@ def test_the_cards_thinking_time_ratio_reads_as_a_share_or_a_multiple():
     from train.evaluate import _ratio
 
     assert _ratio(0.013, 0.742) == "1/57" and _ratio(0.013, 0.001) == "13.0×" and _ratio(0.0, 0.5) == "-"
+
+
+# ---------------------------------------------------------------- what a resume trusts and refuses
+SMALL = ["generations=1", "decisions=1000", "worlds=1", "gate_games=4", "gate_min=0.0", "workers=1",
+         "torch_threads=1", "epochs=1"]
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory):
+    """A finished one-generation run whose candidate was kept (gate_min 0: kept unless it lost every game)."""
+    from pitch_cli import main
+
+    root = tmp_path_factory.mktemp("exit")
+    assert main(["exit", "--set", f"runs_dir={root}", "run_name=r", *SMALL]) == 0
+    rows = ex.read_run_json(root / "r" / "generations.json", "generations")
+    assert rows[0]["kept"]
+    return root / "r"
+
+
+def copy_run(finished, tmp_path) -> Path:
+    import shutil
+
+    run = tmp_path / "r"
+    shutil.copytree(finished, run, symlinks=True)
+    return run
+
+
+def resume(run, capsys, *more) -> tuple[int, str]:
+    """``pitch exit --resume RUN``'s exit status and stderr (failing on a traceback or a second line)."""
+    from pitch_cli import main
+
+    capsys.readouterr()
+    rc = main(["exit", "--resume", str(run), *more])
+    err = capsys.readouterr().err.strip()
+    assert "Traceback" not in err and "\n" not in err, err
+    return rc, err
+
+
+@pytest.mark.parametrize("name", ["../../escaped", "../sibling", "ABSOLUTE", "a/b", ".hidden", ".."])
+def test_a_run_name_never_writes_outside_runs_dir(tmp_path, capsys, name):
+    """The same check of run names as pitch train's (train/config.py ``check_run_name``)."""
+    from pitch_cli import main
+
+    runs_dir = tmp_path / "runs" / "inner"
+    runs_dir.mkdir(parents=True)
+    name = str(tmp_path / "absolute") if name == "ABSOLUTE" else name
+    assert main(["exit", "--set", f"runs_dir={runs_dir}", f"run_name='{name}'", *SMALL]) == 2
+    err = capsys.readouterr().err
+    assert "one plain folder name" in err and err.count("\n") == 1
+    assert sorted(tmp_path.rglob("*")) == [tmp_path / "runs", runs_dir]  # nothing written anywhere
+
+
+def test_a_resume_restores_the_kept_best_and_refuses_when_its_weights_are_gone(finished, tmp_path, capsys):
+    """Generation 1 kept, generation 2 dropped, best.safetensors removed: the resume puts generation 1's
+    weights back (never the start's); with those gone too, or other weights in their place, it refuses."""
+    import json
+
+    run = copy_run(finished, tmp_path)
+    state = json.loads((run / "generations.json").read_text())
+    state["generations"].append(dict(state["generations"][0], generation=2, kept=False, gate_win_rate=0.0,
+                                     gate_low=0.0, fitted=2000))
+    (run / "generations.json").write_text(json.dumps(state))
+    saved = json.loads((run / "config.json").read_text())
+    saved["config"]["generations"] = 2
+    (run / "config.json").write_text(json.dumps(saved))
+    kept = (run / "gen_1" / "policy.safetensors").read_bytes()
+    assert kept != (Path(SHIPPED["setback"]) / "policy.safetensors").read_bytes()
+    (run / "best.safetensors").unlink()
+    assert resume(run, capsys)[0] == 0
+    assert (run / "best.safetensors").read_bytes() == kept
+    assert resume(run, capsys, "--set", "generations=1")[0] == 0  # fewer generations than finished: nothing to do
+    for odd in (_fifo, lambda p: _link(p, run / "gen_1" / "policy.safetensors")):  # never opened, replaced
+        odd(run / "best.safetensors")
+        assert resume(run, capsys)[0] == 0
+        assert kind_of(run / "best.safetensors") == "file"
+        assert (run / "best.safetensors").read_bytes() == kept
+    (run / "best.safetensors").unlink()
+    (run / "gen_1" / "policy.safetensors").unlink()
+    rc, err = resume(run, capsys)
+    assert rc == 2 and "best.safetensors" in err and "generation 1" in err
+    assert not (run / "best.safetensors").exists()  # nothing put in its place
+    import shutil
+
+    shutil.copyfile(Path(SHIPPED["setback"]) / "policy.safetensors", run / "best.safetensors")  # the start's weights
+    rc, err = resume(run, capsys)
+    assert rc == 2 and "does not hold them" in err
+
+
+def _strings_part(path):
+    np.savez(path, x=np.array(["a"] * 1000), mask=np.ones((1000, 3), bool), y=np.zeros(1000, np.int64),
+             overrode=np.zeros(1000, bool))
+
+
+def _fifo(path):
+    import os
+
+    path.unlink(missing_ok=True)
+    os.mkfifo(path)
+
+
+def _link(path, target="/proc/self/pagemap"):
+    path.unlink(missing_ok=True)
+    path.symlink_to(target)
+
+
+def _rewrite_state(run, **change):
+    import json
+
+    data = json.loads((run / "generations.json").read_text())
+    data["generations"][0].update(change)
+    (run / "generations.json").write_text(json.dumps(data))
+
+
+def _dir_instead(path):
+    import shutil
+
+    path.unlink() if path.is_file() else shutil.rmtree(path)
+    path.mkdir()
+
+
+HOSTILE = {
+    "a kept generation's folder deleted": lambda run: __import__("shutil").rmtree(run / "gen_1"),
+    "a part of strings": lambda run: _strings_part(run / "gen_1" / "part_0.npz"),
+    "a FIFO as a part": lambda run: _fifo(run / "gen_1" / "part_0.npz"),
+    "a part linked to /proc/self/pagemap": lambda run: _link(run / "gen_1" / "part_0.npz"),
+    "a FIFO as the next generation's part": lambda run: (run / "gen_2").mkdir() or _fifo(run / "gen_2" / "part_0.npz"),
+    "overrode 7.5": lambda run: _rewrite_state(run, overrode=7.5),
+    "a row of another recipe": lambda run: _rewrite_state(run, decisions=3000),
+    "a row the writer never writes": lambda run: _rewrite_state(run, extra=1),
+    "generations.json a directory": lambda run: _dir_instead(run / "generations.json"),
+    "generations.json a FIFO": lambda run: _fifo(run / "generations.json"),
+    "config.json linked to /proc/self/pagemap": lambda run: _link(run / "config.json"),
+    "generations.json deleted after two generations": lambda run: ((run / "generations.json").unlink(),
+                                                                   (run / "gen_2").mkdir()),
+}
+
+
+@pytest.mark.parametrize("damage", sorted(HOSTILE))
+def test_a_damaged_or_crafted_run_directory_is_refused_in_one_line_before_any_work(finished, tmp_path, capsys,
+                                                                                  damage, within_seconds):
+    run = copy_run(finished, tmp_path)
+    HOSTILE[damage](run)
+    (run / ".best.safetensors.abcd1234.tmp").write_bytes(b"half")  # debris too: a refusal leaves even that
+    before = sorted(str(p) for p in run.rglob("*"))
+    rc, err = resume(run, capsys, "--set", "generations=2")
+    assert rc == 2 and err.startswith("error: ")
+    assert sorted(str(p) for p in run.rglob("*")) == before  # a refused resume wrote nothing
+
+
+def test_files_the_run_never_writes_are_never_read(finished, tmp_path, capsys):
+    """Parts under other numbers (``part_00``, ``part_٣``, ``part_²``, one past the recipe's count), a
+    ``.evil.tmp`` directory and a link named like a temporary file: left alone, never fitted; the next
+    generation fits exactly its 1,000 decisions and the 1,000 it replays."""
+    import shutil
+
+    run = copy_run(finished, tmp_path)
+    (run / "gen_2").mkdir()
+    for g in (1, 2):
+        for name in ("part_00.npz", "part_٣.npz", "part_².npz", "part_7.npz", "part_1.npz"):
+            shutil.copyfile(run / "gen_1" / "part_0.npz", run / f"gen_{g}" / name)
+        (run / f"gen_{g}" / ".evil.tmp").mkdir()
+    (run / ".evil.tmp").mkdir()
+    _link(run / ".best.safetensors.abcdefgh.tmp")
+    rc, err = resume(run, capsys, "--set", "generations=2")
+    assert rc == 0, err
+    rows = ex.read_run_json(run / "generations.json", "generations")
+    assert rows[1]["decisions"] == 1000 and rows[1]["fitted"] == 2000
+    assert (run / ".evil.tmp").is_dir() and (run / ".best.safetensors.abcdefgh.tmp").is_symlink()
+
+
+def test_a_compressed_part_inflating_to_600_mb_is_refused_before_any_allocation(tmp_path):
+    """A part of about 0.6 MB that inflates to 600 MB of zeros: refused from its headers at once,
+    nothing allocated."""
+    import resource
+    import time
+    import zipfile
+
+    path = tmp_path / "part_0.npz"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as z:
+        for key, shape in (("x", (500_000, 300)), ("mask", (1000, 40)), ("y", (1000,)), ("overrode", (1000,))):
+            with z.open(f"{key}.npy", "w", force_zip64=True) as f:
+                np.lib.format.write_array_header_1_0(f, {"descr": "<f4", "fortran_order": False, "shape": shape})
+                size, block = math.prod(shape) * 4, bytes(1 << 24)
+                for _ in range(size // len(block)):
+                    f.write(block)
+                f.write(bytes(size % len(block)))
+    assert path.stat().st_size < 10_000_000
+    peak, t0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, time.perf_counter()
+    with pytest.raises(CheckpointError, match="recorded part .*(more than the run writes|expected)"):
+        ex.load_part(path, 300, 40)
+    assert time.perf_counter() - t0 < 5
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak < 200_000  # KiB: under 200 MB more
+
+
+def test_sigkill_at_random_moments_loses_nothing_and_leaves_no_debris(finished, tmp_path):
+    """Killed while starting, recording, fitting or gating, then resumed: the same weights and verdict
+    as the run never killed, the state's best on disk, no temporary files."""
+    import subprocess
+    import sys
+    import time
+
+    from safetensors.numpy import load_file
+
+    root = Path(__file__).resolve().parent.parent
+    start = [sys.executable, "-m", "pitch_cli", "exit", "--set", f"runs_dir={tmp_path}", "run_name=r", *SMALL]
+    again = [sys.executable, "-m", "pitch_cli", "exit", "--resume", str(tmp_path / "r")]
+    rng = random.Random(3)
+    for delay in (rng.uniform(2, 14), rng.uniform(2, 14)):
+        proc = subprocess.Popen(again if (tmp_path / "r" / "config.json").is_file() else start, cwd=root,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(delay)
+        proc.kill()
+        proc.wait()
+    done = subprocess.run(again, cwd=root, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    run = tmp_path / "r"
+    rows, want = (ex.read_run_json(r / "generations.json", "generations") for r in (run, finished))
+    assert [{k: v for k, v in r.items() if not k.endswith("_s")} for r in rows] == \
+           [{k: v for k, v in r.items() if not k.endswith("_s")} for r in want]
+    a, b = load_file(run / "gen_1" / "policy.safetensors"), load_file(finished / "gen_1" / "policy.safetensors")
+    assert a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
+    r = ex.Run(run)
+    assert r.best_record["generation"] == 1 and r.holds_best(r.best)
+    assert [p for p in run.rglob("*") if p.name.endswith(".tmp")] == []

@@ -1,7 +1,7 @@
 """The fuzz suite of bench/fuzz.py: its verdicts, and a short run of each fuzzer.
 
 The short runs pass once the loaders validate what they read (records: pitch_env.record, checkpoints:
-the policy loader, configs: train.config); each prints what it found when it fails.
+the policy loader, configs: train.config, runs: train/runfiles.py); each prints what it found when it fails.
 """
 
 import time
@@ -48,7 +48,7 @@ def test_only_a_one_line_value_error_is_an_allowed_refusal():
     assert one_line_error(ValueError("line one\nline two")).startswith("multi-line")
 
 
-@pytest.mark.parametrize("kind", ["records", "checkpoints", "configs"])
+@pytest.mark.parametrize("kind", ["records", "checkpoints", "configs", "runs"])
 def test_hostile_inputs_get_one_line_errors_never_tracebacks_hangs_or_silence(kind):
     lines = []
     summary = fuzz([kind], seconds=3, seed=0, timeout=15, log=lines.append)[kind]

@@ -659,3 +659,84 @@ def test_sigint_saves_a_checkpoint_of_trained_steps_only_and_exits_quietly(tmp_p
     steps = json.loads((link / "state.json").read_text())["steps"]
     assert steps % (128 * 2) == 0  # a whole number of rollouts: never steps the weights were not trained on
     _consistent(tmp_path / "k")
+
+
+# ---------------------------------------------------------------- the run-directory reader (train/runfiles.py)
+def test_a_run_file_that_is_a_fifo_a_link_or_a_device_is_refused_without_being_opened(tmp_path, within_seconds):
+    import os
+
+    from train import runfiles
+
+    os.mkfifo(tmp_path / "state.json")  # opening it would block for good
+    (tmp_path / "link.json").symlink_to("/proc/self/pagemap")
+    (tmp_path / "dir.json").mkdir()
+    for name, kind in (("state.json", "FIFO"), ("link.json", "symlink"), ("dir.json", "directory")):
+        with pytest.raises(runfiles.ResumeError, match=f"is a {kind}, not a file the run wrote"):
+            runfiles.read_json(tmp_path / name, 1 << 20, "run file")
+    with pytest.raises(runfiles.ResumeError, match="is a device"):
+        runfiles.read_bytes(Path("/dev/zero"), 100, "run file")
+    (tmp_path / "big.json").write_text("{}" + " " * 200)
+    with pytest.raises(runfiles.ResumeError, match="more than the run writes"):
+        runfiles.read_json(tmp_path / "big.json", 100, "run file")
+
+
+def test_only_the_writers_own_names_are_listed_and_only_its_debris_deleted(tmp_path):
+    from train import runfiles
+    from train.resume import SNAPSHOT, clean
+
+    snaps = tmp_path / "snapshots"
+    snaps.mkdir()
+    for name in ("000000000512.safetensors", "000000001024.safetensors", "00000000512.safetensors",
+                 "٠٠٠٠٠٠٠٠٠٥١٢.safetensors", "000000000512.safetensors.bak", "evil.safetensors"):
+        (snaps / name).write_bytes(b"x")
+    (snaps / "999999999999.safetensors").symlink_to("/proc/self/pagemap")
+    (snaps / "999999999998.safetensors").mkdir()
+    assert [p.name for p in runfiles.numbered(snaps, SNAPSHOT)] == ["000000000512.safetensors",
+                                                                     "000000001024.safetensors"]
+    (tmp_path / ".config.yaml.abcd1234.tmp").write_text("half")  # what a killed atomic_write leaves
+    (tmp_path / ".evil.tmp").mkdir()
+    (tmp_path / ".x.yaml.abcd1234.tmp").symlink_to(tmp_path / "snapshots")
+    clean(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".evil.tmp", ".x.yaml.abcd1234.tmp", "snapshots"]
+
+
+def test_imitate_data_that_is_not_an_npz_is_refused_in_one_line(tmp_path, capsys, within_seconds):
+    import os
+
+    from pitch_cli import main
+
+    (tmp_path / "notes.npz").write_text("these are not demonstrations")
+    os.mkfifo(tmp_path / "fifo.npz")
+    for name in ("notes.npz", "fifo.npz"):
+        args = ["train", "--no-progress", "--set", *TINY, "imitate_epochs=1", f"imitate_data={tmp_path / name}",
+                f"runs_dir={tmp_path}", f"run_name=r-{name[:4]}"]
+        assert main(args) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.startswith("error: imitate_data") and "\n" not in err and "Traceback" not in err, err
+
+
+def test_a_resume_reads_only_the_snapshots_and_state_the_run_wrote(runs, tmp_path):
+    run = tmp_path / "setback"
+    shutil.copytree(runs["setback"], run, symlinks=True)
+    (run / "snapshots" / "zzz.safetensors").mkdir()  # sorted last: never taken for the newest snapshot
+    (run / "snapshots" / "999999999999.safetensors").symlink_to("/proc/self/pagemap")
+    train(resume=run, show_progress=False)
+    state = run / "checkpoint" / "state.json"
+    elsewhere = tmp_path / "state.json"
+    shutil.move(state, elsewhere)
+    state.symlink_to(elsewhere)
+    with pytest.raises(ConfigError, match="is a symlink"):
+        train(resume=run, show_progress=False)
+
+
+@pytest.mark.parametrize("field,value", [("next_checkpoint", "soon"), ("wall_time", "long"), ("last_eval", 1.5),
+                                         ("next_snapshot", None)])
+def test_a_resume_refuses_a_schedule_that_is_not_numbers_in_range(runs, tmp_path, field, value):
+    run = tmp_path / "setback"
+    shutil.copytree(runs["setback"], run, symlinks=True)
+    path = (run / "checkpoint" / "state.json").resolve()
+    state = json.loads(path.read_text())
+    state[field] = value
+    path.write_text(json.dumps(state))
+    with pytest.raises(ConfigError, match=f"'{field}' is"):
+        train(resume=run, show_progress=False)

@@ -212,6 +212,29 @@ _FLOAT_RANGES = (
 RUN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+=-]{0,127}")  # one plain folder name: never '..', '/' or absolute
 
 
+def check_run_name(name, where: str) -> str:
+    """``name`` if it is one plain folder name: every command that writes a run directory (``pitch train``
+    on either backend, ``pitch exit``) writes runs_dir/name and nowhere outside it."""
+    if not isinstance(name, str) or not RUN_NAME.fullmatch(name):
+        raise ConfigError(f"run name {_short(name)} ({where}) is not one plain folder name: use letters, digits "
+                          f"and _ . + = - (no '/', no leading '.', at most 128 characters); the run is written "
+                          f"to runs_dir/run_name")
+    return name
+
+
+def plain_name(text: str) -> str:
+    """``text`` (e.g. a config file's stem) made into the start of a plain run name: other characters as '_'."""
+    name = re.sub(r"[^A-Za-z0-9_.+=-]", "_", text)[:100]
+    return name if name[:1].isalnum() or name[:1] == "_" else "_" + name
+
+
+def new_run_dir(runs_dir: str, name: str, where: str) -> Path:
+    """The directory a new run writes: ``runs_dir/name``, ``name`` checked by ``check_run_name``."""
+    if not str(runs_dir).strip():
+        raise ConfigError(f"runs_dir ({where}) is empty: name a folder, e.g. runs")
+    return Path(runs_dir) / check_run_name(name, where)
+
+
 def _check_ranges(cfg: TrainConfig, source: str) -> None:
     def bad(key, value, fix):
         return ConfigError(f"key {key!r} in {source} is {_short(value)}: {fix}")
@@ -224,9 +247,8 @@ def _check_ranges(cfg: TrainConfig, source: str) -> None:
         v = getattr(cfg, key)
         if not (math.isfinite(v) and ok(v)):
             raise bad(key, v, f"it must be {what}")
-    if cfg.run_name and not RUN_NAME.fullmatch(cfg.run_name):
-        raise bad("run_name", cfg.run_name, "use one plain folder name (letters, digits, _ . + = -; no '/' or "
-                                              "leading '.'): the run is written to runs_dir/run_name")
+    if cfg.run_name:
+        check_run_name(cfg.run_name, f"key 'run_name' in {source}")
     if not cfg.runs_dir.strip():
         raise bad("runs_dir", cfg.runs_dir, "name a folder, e.g. runs")
     if cfg.imitate_bids and not cfg.imitate:

@@ -20,16 +20,19 @@ generations (an earlier stage's labels come from another teacher). A stage's gen
 as the same config run alone from that best would seed them, so ``stages`` in one command does what
 one config per stage did in as many commands.
 
-Everything a run writes is under runs_dir/run_name/: the config, ``gen_K/`` (recorded parts,
-``policy.safetensors``), ``generations.json`` (one row per finished generation: decisions, how often
-the search overrode the network, accuracies, the gate's result, wall time) and ``best.safetensors``.
-Ctrl-C or SIGTERM stops at the next part; ``--resume RUN_DIR`` continues where it stopped. Nothing
-read back is a pickle: parts are ``.npz`` loaded with ``allow_pickle=False`` and checked for shape.
+Everything a run writes is under runs_dir/run_name/ (run_name one plain folder name): the config,
+``gen_K/`` (recorded parts ``part_J.npz``, ``policy.safetensors``), ``generations.json`` (one row per
+finished generation: decisions, how often the search overrode the network, accuracies, the gate's
+result, wall time; and which generation is the best, with its weights file's size and SHA-256) and
+``best.safetensors``. Ctrl-C or SIGTERM stops at the next part; ``--resume RUN_DIR`` continues where it
+stopped, after ``open_run`` has checked the whole run through train/runfiles.py (nothing read back is
+a pickle, a link or a FIFO; every part is checked from its headers before it is loaded).
 """
 
 from __future__ import annotations
 
 import json
+import re
 import math
 import multiprocessing as mp
 import random
@@ -44,7 +47,10 @@ import numpy as np
 
 from pitch_env.policy import WEIGHTS_FILE, CheckpointError, PolicyMLP, atomic_write, load_policy, save_policy
 
-from .config import ConfigError, _check, _short, _type_name, parse_override, read_yaml_file
+from .config import (ConfigError, _check, _short, _type_name, check_run_name, new_run_dir, parse_override, plain_name,
+                     read_yaml_file)
+from .runfiles import (Array, ResumeError, check_fields, kind_of, read_json, read_npz, regular_file, remove_debris,
+                       sha256_of)
 
 PART = 1000  # decisions one recording task returns (a stop loses at most this much per worker)
 
@@ -137,6 +143,10 @@ def make_exit_config(values: dict, source: str) -> ExitConfig:
         v = getattr(cfg, key)
         if not (lo <= v <= hi) or (isinstance(v, float) and not math.isfinite(v)):
             raise ConfigError(f"key {key!r} in {source} is {_short(v)}; it must be between {lo} and {hi}")
+    if cfg.run_name:
+        check_run_name(cfg.run_name, f"key 'run_name' in {source}")
+    if not cfg.runs_dir.strip():
+        raise ConfigError(f"key 'runs_dir' in {source} is empty: name a folder, e.g. runs")
     if not cfg.start:
         raise ConfigError(f"key 'start' in {source} is empty; name the generation-0 policy, e.g. checkpoints/setback")
     try:
@@ -234,22 +244,21 @@ def save_part(path: Path, part: dict) -> None:
     atomic_write(path, write)
 
 
-def load_part(path: Path, in_size: int, actions: int) -> dict[str, np.ndarray]:
-    """A recorded part, refusing anything that is not exactly the arrays ``record_part`` writes."""
+def load_part(path: Path, in_size: int, actions: int, rows: int = PART) -> dict[str, np.ndarray]:
+    """A recorded part, refusing anything that is not exactly the arrays ``record_part`` writes: ``rows``
+    decisions of this run's input and action sizes (read by train/runfiles.py, headers first)."""
+    fix = "delete it to record it again"
+    arrays = {"x": Array(np.float32, ("n", in_size), finite=True), "mask": Array(bool, ("n", actions)),
+              "y": Array(np.int64, ("n",)), "overrode": Array(bool, ("n",))}
     try:
-        with np.load(path, allow_pickle=False) as z:
-            part = {k: z[k] for k in ("x", "mask", "y", "overrode")}
-    except Exception as e:  # a damaged or foreign file: name it, never unpickle it
-        raise CheckpointError(f"recorded part {str(path)!r} cannot be read ({type(e).__name__}); delete it to "
-                              f"record it again") from None
+        part = read_npz(path, arrays, (rows, rows), rows * (4 * in_size + actions + 9), "recorded part", fix)
+    except ConfigError as e:
+        raise CheckpointError(str(e)) from None
     n = len(part["y"])
-    ok = (part["x"].shape == (n, in_size) and part["x"].dtype == np.float32 and part["mask"].shape == (n, actions)
-          and part["mask"].dtype == bool and part["y"].dtype == np.int64 and part["overrode"].shape == (n,)
-          and n > 0 and bool((part["y"] >= 0).all()) and bool((part["y"] < actions).all())
-          and bool(part["mask"][np.arange(n), part["y"]].all()))
-    if not ok:
-        raise CheckpointError(f"recorded part {str(path)!r} does not hold this run's decisions (shapes, types or "
-                              f"actions differ); delete it to record it again")
+    if not (bool((part["y"] >= 0).all()) and bool((part["y"] < actions).all())
+            and bool(part["mask"][np.arange(n), part["y"]].all())):
+        raise CheckpointError(f"recorded part {str(path)!r} does not hold this run's decisions (its actions are not "
+                              f"among its legal ones); {fix}")
     return part
 
 
@@ -329,59 +338,79 @@ def _fit_task(cfg_dict: dict, best_path: str, part_paths: list[str], current: in
 # ---------------------------------------------------------------------- the run
 RUN_FORMAT = "pitch-exit-run/1"
 MAX_RUN_FILE = 1 << 20  # config.json and generations.json are a few kilobytes
+MAX_POLICY_FILE = 1 << 30  # a policy file whose hash a run records (the shipped ones are about 1 MB)
 
 
 def read_run_json(path: Path, key: str):
     """``key`` of a run file pitch wrote (config.json, generations.json), refusing anything else in one line."""
-    from pitch_env.jsonfile import json_object
-
-    if not path.is_file():
+    if kind_of(path) is None:
         raise ConfigError(f"{str(path)!r} is missing: is {str(path.parent)!r} an expert-iteration run directory?")
-    if path.stat().st_size > MAX_RUN_FILE:
-        raise ConfigError(f"{str(path)!r} is {path.stat().st_size:,} bytes, far more than a run writes; not this run's file")
-    try:
-        text = path.read_bytes().decode("utf-8")
-    except UnicodeDecodeError:
-        raise ConfigError(f"{str(path)!r} is not UTF-8 text; not a file this run wrote") from None
-    data = json_object(text, RUN_FORMAT, repr(str(path)), "an expert-iteration run file", ConfigError)
-    return data.get(key)
+    return read_json(path, MAX_RUN_FILE, "run file", RUN_FORMAT).get(key)
 
 
-def write_run_json(path: Path, key: str, value) -> None:
-    text = json.dumps({"format": RUN_FORMAT, key: value}, indent=1)
+def write_run_json(path: Path, **values) -> None:
+    text = json.dumps({"format": RUN_FORMAT, **values}, indent=1)
     atomic_write(path, lambda tmp: Path(tmp).write_text(text))
 
 
-ROW_KEYS = {"generation": int, "decisions": int, "fitted": int, "overrode": float, "held_out_accuracy_before": float,
-            "held_out_accuracy": float, "gate_games": int, "gate_win_rate": float, "gate_low": float,
-            "gate_high": float, "kept": bool, "wall_s": float}
+_SHARE = (float, 0.0, 1.0)
+_SECONDS = (float, 0.0, 1e9)
+# every field of a row of generations.json, (type, lowest, highest); OPTIONAL: absent from older runs' rows
+ROW_KEYS = {"generation": (int, 1, 1000), "worlds": (int, 1, 1000), "fitted": (int, PART, 10**11),
+            "decisions": (int, PART, 10**8), "overrode": _SHARE, "held_out_accuracy_before": _SHARE,
+            "held_out_accuracy": _SHARE, "train_accuracy": _SHARE, "loss": (float, 0.0, 1e9),
+            "gate_games": (int, 2, 10**6), "gate_win_rate": _SHARE, "gate_low": _SHARE, "gate_high": _SHARE,
+            "kept": (bool, None, None), "record_s": _SECONDS, "fit_s": _SECONDS, "gate_s": _SECONDS,
+            "wall_s": _SECONDS}
+OPTIONAL = ("worlds", "train_accuracy", "loss", "record_s", "fit_s", "gate_s")
+BEST_KEYS = {"generation": (int, 0, 1000), "sha256": (str, None, None), "bytes": (int, 1, MAX_POLICY_FILE)}
+SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
-def _is(value, kind: type) -> bool:
-    """JSON's value of ``kind``: a bool is no number, and a float may have been written as an int."""
-    if kind is bool:
-        return isinstance(value, bool)
-    if isinstance(value, bool):
-        return False
-    return isinstance(value, (int, float) if kind is float else kind)
+def _wanted(cfg: ExitConfig, generation: int) -> int:
+    """The parts generation ``generation`` records (part_0.npz … part_{wanted-1}.npz, PART decisions each)."""
+    return math.ceil(stage_of(cfg, generation).decisions / PART)
+
+
+def _replayed(cfg: ExitConfig, generation: int) -> range:
+    """The generations whose decisions the fit of ``generation`` uses: itself and the ``replay - 1``
+    before it, within its stage."""
+    return range(max(stage_of(cfg, generation).first, generation - cfg.replay + 1), generation + 1)
 
 
 class Run:
-    """A run directory and its progress (``generations.json``: one row per finished generation)."""
+    """A run directory and its state, ``generations.json``: one row per finished generation, and which
+    generation is the best with the size and SHA-256 of its weights file (what ``best.safetensors`` must
+    hold). Everything is read by train/runfiles.py and checked field by field."""
 
     def __init__(self, path: Path):
-        self.path = path
-        self.table_path = path / "generations.json"
+        self.path = Path(path)
+        self.table_path = self.path / "generations.json"
         self.rows: list[dict] = []
-        if self.table_path.is_file():
-            rows = read_run_json(self.table_path, "generations")
-            ok = isinstance(rows, list) and all(
-                isinstance(r, dict) and r.get("generation") == k + 1
-                and all(_is(r.get(key), t) for key, t in ROW_KEYS.items()) for k, r in enumerate(rows))
-            if not ok:
-                raise ConfigError(f"{str(self.table_path)!r} does not hold this run's generations; restore it or "
+        self.best_record: dict | None = None  # None: a run not started yet, or one written by an older version
+        self.started = kind_of(self.table_path) is not None
+        if not self.started:  # the state is written before gen_1/ is made; older versions wrote it later
+            later = [p for p in (self.gen_dir(2), self.gen_dir(1) / WEIGHTS_FILE) if kind_of(p) is not None]
+            if later:
+                raise ResumeError(f"{str(self.table_path)!r} is missing, yet {str(later[0])!r} exists: the record "
+                                  f"of the run's generations is lost; restore it or start a new run")
+            return
+        data = read_json(self.table_path, MAX_RUN_FILE, "run file", RUN_FORMAT)
+        where = f"{str(self.table_path)!r}"
+        if set(data) - {"format", "generations", "best"} or not isinstance(data.get("generations"), list):
+            raise ResumeError(f"{where} does not hold this run's generations; restore it or start a new run")
+        for k, row in enumerate(data["generations"]):
+            check_fields(row, ROW_KEYS, f"{where}, row {k + 1},", OPTIONAL)
+            if row["generation"] != k + 1:
+                raise ResumeError(f"{where}: row {k + 1} is of generation {row['generation']}; restore the file or "
                                   f"start a new run")
-            self.rows = rows
+        self.rows = data["generations"]
+        if "best" in data:
+            best = check_fields(data["best"], BEST_KEYS, f"{where}, its best,")
+            if not SHA256.fullmatch(best["sha256"]) or best["generation"] != self.best_generation():
+                raise ResumeError(f"{where} names generation {best['generation']} as the best, but its rows keep "
+                                  f"generation {self.best_generation()}; restore the file or start a new run")
+            self.best_record = best
 
     @property
     def best(self) -> Path:
@@ -390,34 +419,144 @@ class Run:
     def gen_dir(self, k: int) -> Path:
         return self.path / f"gen_{k}"
 
+    def part(self, k: int, j: int) -> Path:
+        return self.gen_dir(k) / f"part_{j}.npz"
+
+    def best_generation(self) -> int:
+        """The last generation whose candidate the gate kept (0: none, the start is the best)."""
+        return max([r["generation"] for r in self.rows if r["kept"]], default=0)
+
+    def record_best(self, generation: int, weights: Path) -> None:
+        """Note ``weights`` (its size and hash) as the best, generation ``generation``'s, in the state."""
+        size = regular_file(weights, MAX_POLICY_FILE, "policy file")
+        self.best_record = {"generation": generation, "sha256": sha256_of(weights, MAX_POLICY_FILE, "policy file"),
+                            "bytes": size}
+
+    def holds_best(self, path: Path) -> bool:
+        """Whether ``path`` is a regular file holding exactly the recorded best weights."""
+        rec = self.best_record
+        return (kind_of(path) == "file" and path.stat().st_size == rec["bytes"]
+                and sha256_of(path, rec["bytes"], "policy file") == rec["sha256"])
+
+    def save(self) -> None:
+        write_run_json(self.table_path, generations=self.rows, best=self.best_record)
+
     def add(self, row: dict) -> None:
         self.rows.append(row)
-        write_run_json(self.table_path, "generations", self.rows)
+        self.save()
+
+    def check(self, cfg: ExitConfig) -> None:
+        """Each finished row is what this config's writer writes (its decisions, its gate's verdict, the
+        decisions its fit replayed); refused in one line otherwise."""
+        cfg = replace(cfg, generations=max(cfg.generations, len(self.rows)))  # a resume may ask for fewer
+        for r in self.rows:
+            k = r["generation"]
+            fitted = sum(_wanted(cfg, g) * PART for g in _replayed(cfg, k))
+            wrong = [key for key, ok in (("decisions", r["decisions"] == _wanted(cfg, k) * PART),
+                                         ("fitted", r["fitted"] == fitted),
+                                         ("kept", r["kept"] == (r["gate_win_rate"] > cfg.gate_min)),
+                                         ("worlds", r.get("worlds", stage_of(cfg, k).worlds) == stage_of(cfg, k).worlds))
+                     if not ok]
+            if wrong:
+                raise ResumeError(f"{str(self.table_path)!r}: row {k} is not this run's (its {wrong[0]!r} is not what "
+                                  f"this run's config gives); restore the file or start a new run")
+
+    def present_parts(self, cfg: ExitConfig, k: int, all_needed: bool) -> list[int]:
+        """The parts of generation ``k`` on disk (part_J.npz, J in 0 … its wanted count - 1), each a regular
+        file; ``all_needed``: a finished generation, whose parts must all be there."""
+        gdir = self.gen_dir(k)
+        kind = kind_of(gdir)
+        if kind not in (None, "directory"):
+            raise ResumeError(f"{str(gdir)!r} is a {kind}, not the folder the run wrote; remove it")
+        found = []
+        for j in range(_wanted(cfg, k)):
+            kind = kind_of(self.part(k, j)) if kind is not None else None
+            if kind is None and all_needed:
+                raise ResumeError(f"{str(self.part(k, j))!r} is missing: generation {k} is finished and the next fit "
+                                  f"replays its decisions; restore it, or start a new run")
+            if kind not in (None, "file"):
+                raise ResumeError(f"{str(self.part(k, j))!r} is a {kind}, not a part the run wrote; remove it to "
+                                  f"record it again")
+            if kind is not None:
+                found.append(j)
+        return found
 
 
-def run_exit(cfg: ExitConfig, run_dir: Path, show: bool = True, stop=None) -> Run:
-    """Run (or continue) the generations of ``cfg`` in ``run_dir``."""
+def open_run(cfg: ExitConfig, run_dir: Path) -> tuple[Run, list[int]]:
+    """The run in ``run_dir`` checked before any work (train/runfiles.py reads every file): its state,
+    its best weights (restored from the kept generation's file when a kill interrupted the copy, refused
+    when missing or different), the parts the next fit replays and those already recorded for the next
+    generation; returns the run and the parts that generation still has to record. Everything is
+    checked before anything is written, so a refused run is left as it was."""
+    rules = cfg.resolved_rules()
+    run = Run(run_dir)
+    run.check(cfg)
+    if kind_of(run.best) == "directory":
+        raise ResumeError(f"{str(run.best)!r} is a directory, not the run's best weights; remove it")
+    best_k = run.best_generation()
+    kept = run.gen_dir(best_k) / WEIGHTS_FILE
+    legacy = run.started and run.best_record is None
+    if legacy:  # written by an older version: record what it trusted
+        run.record_best(best_k, kept if best_k and kind_of(kept) == "file" else run.best)
+    source = cfg.start
+    if run.started:
+        source = run.best if run.holds_best(run.best) else kept if best_k and run.holds_best(kept) else None
+        if source is None:
+            what = "is missing" if kind_of(run.best) is None else "does not hold them"
+            raise ResumeError(f"{str(run.best)!r} {what}: generations.json records generation {best_k}'s weights "
+                              f"as the best{f' and {str(kept)!r} does not hold them either' if best_k else ''}; "
+                              f"restore the file, or start a new run")
+    policy, card = load_policy(source, rules)  # refuses weights for other rules, damaged or not
+    k = len(run.rows) + 1
+    todo = []
+    if k <= cfg.generations:
+        in_size, actions = policy.shape[0], _action_size(rules)
+        for g in _replayed(cfg, k)[:-1]:
+            for j in run.present_parts(cfg, g, all_needed=True):
+                load_part(run.part(g, j), in_size, actions)
+        have = run.present_parts(cfg, k, all_needed=False)
+        for j in have:
+            load_part(run.part(k, j), in_size, actions)
+        todo = [j for j in range(_wanted(cfg, k)) if j not in have]
+    # -- all checked: now the writes
+    remove_debris(run.path)  # writes a kill interrupted (atomic_write's temporary files)
+    for g in range(1, k + 1):
+        remove_debris(run.gen_dir(g))
+    if not run.started:  # a new run (or one killed before its state was first written)
+        save_policy(run.best, policy, dict(card, exit={"generation": 0, "start": cfg.start}))
+        run.record_best(0, run.best)
+        run.save()
+    elif legacy:
+        run.save()
+    if source == kept:  # a kill between the gate's verdict and the copy
+        atomic_write(run.best, lambda tmp: shutil.copyfile(kept, tmp))
+    return run, todo
+
+
+def _action_size(rules) -> int:
+    from pitch_env.actions import ActionLayout
+
+    return ActionLayout(rules).size
+
+
+def run_exit(cfg: ExitConfig, run_dir: Path, show: bool = True, stop=None, resumed: bool = False) -> Run:
+    """Run (or continue) the generations of ``cfg`` in ``run_dir``; ``resumed``: save ``cfg`` (a resume's
+    --set) as the run's config once the run is checked, so a refused resume leaves the run as it was."""
     from agents.tournament import run_tournament
 
     from .opponents import rule_overrides
 
     rules = cfg.resolved_rules()
-    run = Run(run_dir)
-    if not run.best.is_file():
-        policy, card = load_policy(cfg.start, rules)
-        save_policy(run.best, policy, dict(card, exit={"generation": 0, "start": cfg.start}))
-    for tmp in run.path.glob("**/.*.tmp"):  # a write a kill interrupted (atomic_write's temporary file)
-        tmp.unlink()
-    if run.rows and run.rows[-1]["kept"]:
-        last = run.gen_dir(run.rows[-1]["generation"]) / WEIGHTS_FILE
-        if last.read_bytes() != run.best.read_bytes():
-            atomic_write(run.best, lambda tmp: shutil.copyfile(last, tmp))
+    run, todo = open_run(cfg, run_dir)
+    if resumed:
+        write_run_json(run.path / "config.json", config=asdict(cfg))
 
     def say(text: str) -> None:
         if show:
             print(text, flush=True)
 
-    for k in range(len(run.rows) + 1, cfg.generations + 1):
+    first = len(run.rows) + 1
+    for k in range(first, cfg.generations + 1):
         t0 = time.perf_counter()
         stage = stage_of(cfg, k)
         local = stage.local(k)
@@ -425,10 +564,9 @@ def run_exit(cfg: ExitConfig, run_dir: Path, show: bool = True, stop=None) -> Ru
         _, card = load_policy(run.best, rules)
         gdir = run.gen_dir(k)
         gdir.mkdir(parents=True, exist_ok=True)
-        # -- record
-        have = {int(p.stem[5:]) for p in _parts(gdir)}
-        wanted = math.ceil(scfg.decisions / PART)
-        todo = [j for j in range(wanted) if j not in have]
+        # -- record (the first generation of a resumed run: only the parts open_run found missing)
+        wanted = _wanted(cfg, k)
+        todo = todo if k == len(run.rows) + 1 and k == first else list(range(wanted))
         rec_t0 = time.perf_counter()
         if todo:
             say(f"generation {k}: recording {len(todo) * PART:,} decisions of pimcnet:{scfg.worlds}:best "
@@ -436,7 +574,7 @@ def run_exit(cfg: ExitConfig, run_dir: Path, show: bool = True, stop=None) -> Ru
             tasks = [(asdict(scfg), str(run.best), PART, _seed(scfg.seed, local, j), j) for j in todo]
             with _pool(cfg.workers) as pool:
                 for done, (j, part) in enumerate(pool.imap_unordered(_record_task, tasks), 1):
-                    save_part(gdir / f"part_{j}.npz", part)
+                    save_part(run.part(k, j), part)
                     if show:
                         el = time.perf_counter() - rec_t0
                         print(f"\r  {done}/{len(todo)} parts, {el:.0f} s", end="", flush=True)
@@ -448,8 +586,8 @@ def run_exit(cfg: ExitConfig, run_dir: Path, show: bool = True, stop=None) -> Ru
         if stop is not None and stop:
             raise KeyboardInterrupt
         # -- fit
-        earlier = [p for g in range(max(stage.first, k - cfg.replay + 1), k) for p in _parts(run.gen_dir(g))]
-        here = _parts(gdir)
+        earlier = [run.part(g, j) for g in _replayed(cfg, k)[:-1] for j in range(_wanted(cfg, g))]
+        here = [run.part(k, j) for j in range(wanted)]
         fit_t0 = time.perf_counter()
         with _pool(1) as pool:
             cand, stats = pool.apply(_fit_task, (asdict(cfg), str(run.best), [str(p) for p in earlier + here],
@@ -475,18 +613,14 @@ def run_exit(cfg: ExitConfig, run_dir: Path, show: bool = True, stop=None) -> Ru
                "gate_games": me.games, "gate_win_rate": me.win_rate, "gate_low": me.win_low, "gate_high": me.win_high,
                "kept": kept, "record_s": record_s, "fit_s": fit_s, "gate_s": time.perf_counter() - gate_t0,
                "wall_s": time.perf_counter() - t0}
-        run.add(row)  # first the verdict, then the copy: a resume finishes a copy a kill interrupted
+        if kept:
+            run.record_best(k, cand_path)
+        run.add(row)  # first the verdict and the best's hash, then the copy: a resume finishes a copy a kill interrupted
         if kept:
             atomic_write(run.best, lambda tmp: shutil.copyfile(cand_path, tmp))
         say(f"generation {k}: candidate vs best {100 * me.win_rate:.1f}% [{100 * me.win_low:.1f}–"
             f"{100 * me.win_high:.1f}%] over {me.games} games: {'kept' if kept else 'dropped'}")
     return run
-
-
-def _parts(gdir: Path) -> list[Path]:
-    """The recorded parts of a generation's folder (``part_J.npz``, J a whole number), in order of J."""
-    found = [p for p in gdir.glob("part_*.npz") if p.stem[5:].isdigit()]
-    return sorted(found, key=lambda p: int(p.stem[5:]))
 
 
 def _pool(workers: int):
@@ -541,15 +675,15 @@ def cmd_exit(args) -> int:
             cfg = make_exit_config(saved, "--set")
         else:
             cfg = load_exit_config(args.config, args.overrides)
-            name = cfg.run_name or (f"exit_{Path(args.config).stem}" if args.config else "exit")
-            run_dir = Path(cfg.runs_dir) / name
+            name = cfg.run_name or (f"exit_{plain_name(Path(args.config).stem)}" if args.config else "exit")
+            run_dir = new_run_dir(cfg.runs_dir, name, "key 'run_name'")
             if run_dir.exists():
                 raise FileExistsError(f"run directory {str(run_dir)!r} exists; --resume it or set run_name")
             run_dir.mkdir(parents=True)
-        write_run_json(run_dir / "config.json", "config", asdict(cfg))
+            write_run_json(run_dir / "config.json", config=asdict(cfg))
         with StopFlag() as stop:
             try:
-                run = run_exit(cfg, run_dir, stop=stop)
+                run = run_exit(cfg, run_dir, stop=stop, resumed=bool(args.resume))
             except KeyboardInterrupt:
                 print(f"\nstopped; continue with: pitch exit --resume {run_dir}", file=sys.stderr)
                 return 130

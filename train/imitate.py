@@ -21,6 +21,7 @@ be the one PPO uses), and ``pretrain`` fits only their policy.
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -167,19 +168,29 @@ def save_demos(path: str | Path, demos: Demos) -> None:
     atomic_write(path, write)
 
 
-def load_demos(path: str | Path, obs_size: int, action_size: int) -> Demos:
-    """Demonstrations saved by ``save_demos``; refuses a file made for another observation or action size."""
-    path = Path(path)
-    if not path.is_file():
-        raise ConfigError(f"imitate_data {str(path)!r} not found; it is written as imitate.npz in a run "
-                                f"directory by a run with imitate set")
-    with np.load(path, allow_pickle=False) as f:
-        demos = Demos(f["obs"], f["masks"], f["actions"], f["returns"])
-    if demos.obs.shape[1] != obs_size or demos.masks.shape[1] != action_size:
-        raise ConfigError(f"imitate_data {str(path)!r} holds observations of size {demos.obs.shape[1]} and actions "
-                         f"of size {demos.masks.shape[1]}, but this run's are {obs_size} and {action_size}: it was "
-                         f"recorded for other rules or another observation layout")
-    return demos
+MAX_DEMO_BYTES = 8 << 30  # arrays of one demonstrations file (200,000 decisions are about 0.3 GB)
+
+
+def load_demos(path: str | Path, obs_size: int, action_size: int, what: str = "imitate_data") -> Demos:
+    """Demonstrations saved by ``save_demos`` (read by train/runfiles.py: a regular file, headers checked
+    before anything is allocated); refuses a file made for another observation or action size."""
+    from .runfiles import Array, kind_of, read_npz
+
+    # a path the user gave may be a link to the data; a run's own files are read only as themselves
+    path = Path(os.path.realpath(path)) if what == "imitate_data" else Path(path)
+    if kind_of(path) is None:
+        raise ConfigError(f"{what} {str(path)!r} not found; it is written as imitate.npz in a run "
+                          f"directory by a run with imitate set")
+    fix = ("it must be an imitate.npz that a run with imitate set wrote for these rules and this observation "
+           "layout (one recorded for other rules does not fit)")
+    arrays = {"obs": Array(np.float32, ("n", obs_size), finite=True), "masks": Array(bool, ("n", action_size)),
+              "actions": Array(np.int64, ("n",)), "returns": Array(np.float32, ("n",))}
+    d = read_npz(path, arrays, (1, 10**9), MAX_DEMO_BYTES, what, fix)
+    n = len(d["actions"])
+    if not (bool((d["actions"] >= 0).all()) and bool((d["actions"] < action_size).all())
+            and bool(d["masks"][np.arange(n), d["actions"]].all())):
+        raise ConfigError(f"{what} {str(path)!r} holds actions its masks do not allow; {fix}")
+    return Demos(d["obs"], d["masks"], d["actions"], d["returns"])
 
 
 def pretrain(model, demos: Demos, epochs: int, batch_size: int = 512, lr: float = 1e-3, value_coef: float = 0.5,

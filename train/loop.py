@@ -27,7 +27,9 @@ from pitch_env.policy_input import hint_size
 
 from . import fast as fast_path
 from . import resume as ckpt
-from .config import ConfigError, TrainConfig, load_config, load_resume_config, save_yaml, to_dict
+from . import runfiles
+from .config import (ConfigError, TrainConfig, load_config, load_resume_config, new_run_dir, plain_name, save_yaml,
+                     to_dict)
 from .opponents import OpponentPool
 from .selfplay import SelfPlayEnv
 from .stop import Interrupted, StopFlag
@@ -250,7 +252,7 @@ def add_snapshot(venv, run: RunDir, policy: PolicyMLP, cfg: TrainConfig, steps: 
     layers = [(w, b) for w, b in policy.layers]
     venv.env_method("add_snapshot", layers, policy.activation)  # the env's pool gives it the transform and hint
     save_policy(run.snapshots / f"{steps:012d}.safetensors", policy, policy_card(cfg, policy, steps))
-    for old in sorted(run.snapshots.glob("*.safetensors"))[:-cfg.snapshot_pool]:
+    for old in ckpt.snapshot_files(run.path)[:-cfg.snapshot_pool]:
         old.unlink()
 
 
@@ -276,7 +278,7 @@ def record(cfg: TrainConfig, run: RunDir, stop: StopFlag, show: bool, decisions:
         for c in range(count):
             n = min(chunk, decisions - c * chunk)
             path = run.imitate / f"{tag}-{c:05d}.npz"
-            part = load_demos(path, obs_size, size) if path.is_file() else None
+            part = load_demos(path, obs_size, size, "recorded chunk") if runfiles.kind_of(path) else None
             if part is None or len(part) != n:
                 stop.check()
                 seed = int(np.random.SeedSequence([cfg.seed, c, len(tag), *map(ord, tag)]).generate_state(1)[0])
@@ -336,7 +338,7 @@ def warm_start(cfg: TrainConfig, model, run: RunDir, stop: StopFlag | None = Non
 
 # ---------------------------------------------------------------------- the entry point
 def default_run_name(config_path) -> str:
-    stem = Path(config_path).stem if config_path else "default"
+    stem = plain_name(Path(config_path).stem) if config_path else "default"
     return f"{stem}-{datetime.now().strftime('%Y%m%d-%H%M%S')}"
 
 
@@ -362,7 +364,7 @@ def _open_run(cfg, config_path, overrides, resume):
     if cfg is None:
         cfg = load_config(config_path, overrides)
     cfg.run_name = cfg.run_name or default_run_name(config_path)
-    run = RunDir(Path(cfg.runs_dir) / cfg.run_name)
+    run = RunDir(new_run_dir(cfg.runs_dir, cfg.run_name, "key 'run_name'"))
     if run.config.exists() or run.checkpoint.is_symlink() or run.checkpoint.exists():
         raise FileExistsError(f"run directory {str(run.path)!r} already holds a run; use --resume "
                               f"{run.path} to continue it, or another run_name")
@@ -406,7 +408,7 @@ def train(cfg: TrainConfig | None = None, config_path=None, overrides=(), resume
             model = new_model(cfg, venv)
             found = ckpt.current(run.path)
             if found is not None:
-                state = ckpt.load_trainer(found, model)
+                state = ckpt.check_schedule(ckpt.load_trainer(found, model), found)
                 state["wall_time_before"] = state.get("wall_time", 0.0)
             else:
                 state = {"next_snapshot": cfg.snapshot_every, "next_checkpoint": cfg.checkpoint_every,
@@ -417,7 +419,7 @@ def train(cfg: TrainConfig | None = None, config_path=None, overrides=(), resume
                 collector = fast_path.Collector(cfg, salt)
             pools = venv if not fast else fast_path.Pools(collector)  # who receives the snapshots
             if found is not None:
-                for path in sorted(run.snapshots.glob("*.safetensors"))[-cfg.snapshot_pool:]:
+                for path in ckpt.snapshot_files(run.path)[-cfg.snapshot_pool:]:
                     policy, _ = read_policy(path)
                     pools.env_method("add_snapshot", policy.layers, policy.activation)
                 if not fast:

@@ -12,13 +12,15 @@ A checkpoint is written as ``checkpoints/.NAME.tmp/``, renamed into place, then 
 replaced: a process killed at any moment leaves the old set or the new one, never a mix, and the
 next start or resume deletes the debris (``clean``).
 
-What is trusted on resume: nothing in the run directory can run code. The files are read with
-safetensors (a JSON header and raw little-endian tensors) and ``json``; the model is rebuilt from the
-validated ``config.yaml`` and every tensor must have the exact name, shape and dtype the rebuilt model
-expects and be finite, every counter must be a number in range, or the resume is refused by name.
-A crafted run directory can at worst make the resumed run train from bad (but finite, well-shaped)
-weights or RNG states; ``resume.zip`` files (SB3's cloudpickle format, written by older versions) are
-never opened.
+What is trusted on resume: nothing in the run directory can run code. The files are read through
+train/runfiles.py (regular files under their exact names, sizes capped, none a link or a FIFO; the
+``checkpoint`` link itself is read with readlink and must point into checkpoints/), with safetensors
+(a JSON header and raw little-endian tensors) and ``json``; the model is rebuilt from the validated
+``config.yaml`` and every tensor must have the exact name, shape and dtype the rebuilt model expects
+and be finite, every counter must be a number in range, or the resume is refused by name. A crafted
+run directory can at worst make the resumed run train from bad (but finite, well-shaped) weights or
+RNG states; ``resume.zip`` files (SB3's cloudpickle format, written by older versions) are never
+opened.
 """
 
 from __future__ import annotations
@@ -27,21 +29,19 @@ import json
 import math
 import os
 import random
+import re
 import shutil
 from pathlib import Path
 
 import numpy as np
 import torch
 
-from .config import ConfigError
+from . import runfiles
+from .runfiles import ResumeError
 
 TRAINER_FILE = "trainer.safetensors"
 STATE_FILE = "state.json"
 MAX_STATE_BYTES = 1 << 20
-
-
-class ResumeError(ConfigError):
-    """A run directory whose checkpoint cannot be resumed; the message names the file and the fix."""
 
 
 # ---------------------------------------------------------------------- one consistent set
@@ -62,9 +62,18 @@ def current(run_path: Path) -> Path | None:
     if len(parts) != 2 or parts[0] != "checkpoints" or parts[1] in (".", ".."):
         raise ResumeError(f"{str(link)!r} points to {target!r}, outside the run's checkpoints/; delete the link")
     path = Path(run_path) / target
-    if not path.is_dir():
+    if runfiles.kind_of(path) != "directory":
         raise ResumeError(f"{str(link)!r} points to a missing checkpoint {target!r}; delete the link to restart the run")
     return path
+
+
+SNAPSHOT = re.compile(r"([0-9]{12})\.safetensors")  # snapshots/STEPS.safetensors, as the loops name them
+
+
+def snapshot_files(run_path: Path) -> list[Path]:
+    """The frozen learners saved in the run's ``snapshots/``, oldest first: regular files named as the
+    training loops name them (anything else there is never loaded)."""
+    return runfiles.numbered(Path(run_path) / "snapshots", SNAPSHOT)
 
 
 def write_checkpoint(run_path: Path, steps: int, write) -> Path:
@@ -111,10 +120,8 @@ def clean(run_path: Path) -> None:
     if tmp.is_symlink() or tmp.exists():
         tmp.unlink()
     for folder in (run_path, run_path / "snapshots", run_path / "imitate", keep):
-        if folder is not None and folder.is_dir():
-            for p in folder.glob(".*.tmp"):  # pitch_env.policy.atomic_write's temp files
-                if p.is_file() and not p.is_symlink():
-                    p.unlink()
+        if folder is not None:
+            runfiles.remove_debris(folder)  # pitch_env.policy.atomic_write's temp files
 
 
 def _fsync(path: Path) -> None:
@@ -160,15 +167,26 @@ def _plain(x):
 def read_state(directory: Path) -> dict:
     """A checkpoint's state.json: size-capped, parsed as JSON only."""
     path = Path(directory) / STATE_FILE
-    if not path.is_file() or path.stat().st_size > MAX_STATE_BYTES:
-        raise ResumeError(f"{str(path)!r} is missing or over {MAX_STATE_BYTES:,} bytes; the checkpoint is damaged")
-    try:
-        state = json.loads(path.read_bytes().decode("utf-8"))
-    except (ValueError, RecursionError) as e:
-        raise ResumeError(f"{str(path)!r} is not valid JSON ({str(e)[:80]}); the checkpoint is damaged") from None
-    if not isinstance(state, dict) or not _count(state.get("steps")):
+    state = runfiles.read_json(path, MAX_STATE_BYTES, "checkpoint state")
+    if not _count(state.get("steps")):
         raise ResumeError(f"{str(path)!r} has no whole-number 'steps'; the checkpoint is damaged")
     return state
+
+
+_STEP = (int, -1, 10**13)
+SCHEDULE = {"next_snapshot": _STEP, "next_checkpoint": _STEP, "next_eval": _STEP, "last_eval": _STEP,
+            "wall_time": (float, 0.0, 1e10)}  # what both training loops read back from state.json
+
+
+def check_schedule(state: dict, directory: Path, league: bool = False) -> dict:
+    """``state``'s schedule (the next snapshot, checkpoint and evaluation, the wall time so far), each a
+    number in range; ResumeError naming the field otherwise. ``league``: the RLlib backend's, whose next
+    snapshot is its league's (``state["league"]``)."""
+    where = f"checkpoint {str(Path(directory) / STATE_FILE)!r}"
+    if league:
+        runfiles.check_fields(state.get("league"), {"next_snapshot": _STEP}, f"{where}, its league,", others=True)
+    optional = ("wall_time", "next_snapshot") if league else ("wall_time",)
+    return runfiles.check_fields(state, SCHEDULE, where, optional=optional, others=True)
 
 
 def _count(x, hi: int = 10**12) -> bool:
@@ -179,8 +197,7 @@ def read_tensors(path: Path, budget: int, where: str) -> dict:
     """The tensors of a safetensors file no larger than ``budget`` bytes (ResumeError otherwise)."""
     from safetensors.torch import load_file
 
-    if not path.is_file() or path.stat().st_size > budget:
-        raise ResumeError(f"{where}: {path.name} is missing or larger than this network's state; damaged or foreign")
+    runfiles.regular_file(path, budget, f"{where}:")
     try:
         return load_file(str(path))
     except Exception as e:  # safetensors raises its own error types for a bad header or a short file

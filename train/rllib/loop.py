@@ -167,7 +167,7 @@ class Run:
         """League's ``on_snapshot``: the snapshot on disk, so --resume restores the pool (as the SB3 path)."""
         policy = export(self.cfg, weights)
         save_policy(self.run.snapshots / f"{steps:012d}.safetensors", policy, policy_card(self.cfg, policy, steps))
-        for old in sorted(self.run.snapshots.glob("*.safetensors"))[:-self.cfg.snapshot_pool]:
+        for old in ckpt.snapshot_files(self.run.path)[:-self.cfg.snapshot_pool]:
             old.unlink()
 
     def checkpoint(self, steps: int) -> None:
@@ -307,16 +307,15 @@ def resume(cfg: TrainConfig, run: RunDir, algo, found: Path) -> dict:
     state, weights, opt = rl_ckpt.load_trainer(found, learner_state(algo), fresh_opt)
     set_learner(algo, weights, (name, opt))
     league = league_of(algo)
+    ckpt.check_schedule(state, found, league=True)
     try:
         league.load({"steps": state["steps"], "next_snapshot": state["league"]["next_snapshot"]})
-        for key in ("next_checkpoint", "next_eval", "last_eval"):
-            state[key] = int(state[key])
         state["wall_time_before"] = float(state.get("wall_time", 0.0))
     except (KeyError, TypeError, ValueError, OverflowError):
         raise ckpt.ResumeError(f"checkpoint {str(found)!r}: state.json's schedule is malformed; the checkpoint "
                                f"is damaged") from None
     shape = export(cfg, weights).shape
-    for path in sorted(run.snapshots.glob("*.safetensors"))[-cfg.snapshot_pool:]:
+    for path in ckpt.snapshot_files(run.path)[-cfg.snapshot_pool:]:
         policy, _ = read_policy(path)
         if policy.shape != shape or policy.activation != cfg.activation:
             raise ckpt.ResumeError(f"snapshot {str(path)!r} is a {policy.shape} {policy.activation} network, but this "
