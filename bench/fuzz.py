@@ -1,5 +1,6 @@
 """Fuzz the loaders of hostile files: game records (``pitch replay``), checkpoints
-(``agents.make("checkpoint:PATH", env)``) and training configs (``train.config.load_config``).
+(``agents.make("checkpoint:PATH", env)``), training configs (``train.config.load_config``) and, where
+open_spiel is installed, OpenSpiel game strings (``pyspiel.load_game``).
 
 Each input is mutated from a real one (bench/fuzz_records.py, fuzz_checkpoints.py, fuzz_configs.py)
 and checked in a forked child with a time limit. Allowed: a one-line error (a ValueError, or the
@@ -11,6 +12,7 @@ refused. Exits 1 when anything failed. Run: ``python -m bench.fuzz --seconds 60`
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import random
@@ -23,7 +25,9 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-KINDS = ("records", "checkpoints", "configs")
+KINDS = ("records", "checkpoints", "configs", "gamestrings")
+# gamestrings needs the optional open_spiel: by default it runs only where pyspiel imports.
+DEFAULT_KINDS = KINDS if importlib.util.find_spec("pyspiel") else KINDS[:-1]
 
 
 @dataclass
@@ -149,7 +153,7 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.fuzz", description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--seconds", type=float, default=60.0, help="time per kind of input")
-    p.add_argument("--kind", default=",".join(KINDS), help=f"comma-separated: {', '.join(KINDS)}")
+    p.add_argument("--kind", default=",".join(DEFAULT_KINDS), help=f"comma-separated: {', '.join(KINDS)}")
     p.add_argument("--seed", type=int, default=0, help="seed of the mutations")
     p.add_argument("--timeout", type=float, default=20.0, help="seconds one input may take before it counts as a hang")
     p.add_argument("--keep", metavar="DIR", help="copy every failing input here")

@@ -80,6 +80,8 @@ def test_partnerships_can_be_set_from_a_game_string_or_a_dict():
     ("python_pitch_setback(wizard=1)", "unknown game parameter wizard=1"),
     ("python_pitch_setback(num_players)", "write each parameter as name=value"),
     ("python_pitch_setback(num_players=3", "does not end with"),
+    ("python_pitch_setback(num_players=3,)", "write each parameter as name=value, not ''"),
+    ("python_pitch_setback(shoot=" + "x" * 100_000 + ")", r"shoot='xxx.*\(100002 chars\) is no choice"),
     ("python_pitch_ten_point(target_score=-5)", "target_score=-5 is not allowed"),
     ("python_pitch_setback(first_dealer=9)", "first_dealer=9 is not allowed"),
 ])
@@ -148,6 +150,14 @@ def test_a_whole_game_reaches_the_same_record_as_the_engine_with_that_deal():
     assert game_record(engine)["hands"] == game_record(state.game)["hands"]
     expected = [0.0] * 4 if engine.winner is None else [1.0 if s == engine.winner else -1 / 3 for s in range(4)]
     assert state.returns() == pytest.approx(expected)
+
+
+def test_the_game_string_fuzzer_finds_nothing_mishandled():
+    from bench.fuzz import fuzz
+
+    lines = []
+    summary = fuzz(["gamestrings"], seconds=3, seed=0, timeout=15, log=lines.append)["gamestrings"]
+    assert summary["inputs"] > 0 and summary["fail"] == 0, "\n".join(lines)
 
 
 def _resample(state, seat, times: int):

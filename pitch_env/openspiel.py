@@ -65,15 +65,18 @@ def _check_parameters(variant: str, params: dict) -> dict:
     spec, out = _parameters(variant), {}
     for name, value in params.items():
         if name not in spec:
-            raise ValueError(f"unknown game parameter {name}={value!r} for {_PREFIX}{variant}: "
+            raise ValueError(f"unknown game parameter {name[:40]}={_short(value)} for {_PREFIX}{variant}: "
                              f"the parameters are {', '.join(sorted(spec))}")
         if name == "partnerships":
             value = {True: "true", False: "false"}.get(value, value) if isinstance(value, bool) else value
             if value not in _PARTNERSHIPS:
-                raise ValueError(f"game parameter partnerships={value!r}: use auto, true or false")
+                raise ValueError(f"game parameter partnerships={_short(value)}: use auto, true or false")
         want = type(spec[name])
         if type(value) is not want:
-            raise ValueError(f"game parameter {name}={value!r} must be {_KINDS[want]}, "
+            raise ValueError(f"game parameter {name}={_short(value)} must be {_KINDS[want]}, "
+                             f"e.g. {name}={_written(spec[name])} (the {variant} default)")
+        if want is str and len(value) > 40:  # no option's word is this long; the rules would echo it all
+            raise ValueError(f"game parameter {name}={_short(value)} is no choice of the rules: "
                              f"e.g. {name}={_written(spec[name])} (the {variant} default)")
         if want is int and not -_INT_MAX <= value <= _INT_MAX:
             raise ValueError(f"game parameter {name}={value} does not fit OpenSpiel's 32-bit ints: "
@@ -84,6 +87,12 @@ def _check_parameters(variant: str, params: dict) -> dict:
 
 def _written(value) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def _short(value) -> str:
+    """``repr(value)``, cut to a length an error line can hold."""
+    text = repr(value)
+    return text if len(text) <= 60 else f"{text[:45]}...({len(text)} chars)"
 
 
 def _rules(variant: str, params: dict) -> Rules:
@@ -116,15 +125,15 @@ def _read_game_string(text: str) -> tuple[str, dict]:
     if not bracket:
         return name, {}
     if not rest.endswith(")"):
-        raise ValueError(f"game string {text!r} does not end with ')': write {name}(name=value,...)")
+        raise ValueError(f"game string {_short(text)} does not end with ')': write {_short(name)}(name=value,...)")
     params = {}
-    for item in filter(None, rest[:-1].split(",")):
+    for item in rest[:-1].split(",") if rest[:-1] else ():
         key, equals, value = item.partition("=")
         if not equals or not key:
-            raise ValueError(f"game string {text!r}: write each parameter as name=value, not {item!r}")
+            raise ValueError(f"game string {_short(text)}: write each parameter as name=value, not {_short(item)}")
         if key in params:
-            raise ValueError(f"game parameter {key} is given twice in {text!r} ({_written(params[key])} "
-                             f"and {value}): give it once")
+            raise ValueError(f"game parameter {key[:40]} is given twice ({_short(params[key])} and "
+                             f"{_short(_read_value(value))}): give it once")
         params[key] = _read_value(value)
     return name, params
 
@@ -141,7 +150,7 @@ def load_game(game, params=None):
     if params is None:
         game, params = _read_game_string(game)
     elif "(" in game:
-        raise ValueError(f"give the parameters of {game!r} in the game string or in the dict, not both")
+        raise ValueError(f"give the parameters of {_short(game)} in the game string or in the dict, not both")
     return _pyspiel_load_game(game, _check_parameters(variant, dict(params)))
 
 
