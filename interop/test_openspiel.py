@@ -203,7 +203,7 @@ def test_ten_point_worlds_before_the_exchange_deal_every_unseen_card_anywhere_it
 
 
 def test_ten_point_worlds_after_the_exchange_hide_others_hands_discards_and_draws_alike():
-    game = pyspiel.load_game("python_pitch_ten_point")
+    game = pyspiel.load_game("python_pitch_ten_point", {"max_hands": 1})  # a seed that misses ends soon
     viewer = 0
 
     def ready(s):  # play under way, and another seat has thrown trumps away unseen
@@ -273,3 +273,22 @@ def test_a_clone_costs_the_same_early_and_late_in_a_long_game():
     twin.apply_action(twin.legal_actions()[0])
     assert late.information_state_string(0) != twin.information_state_string(0)
     assert late.history() == twin.history()[:-1] and late.game.info_state(0) != twin.game.info_state(0)
+
+
+@pytest.mark.parametrize("options", [{}, {"partnerships": "false"}, {"shoot": "none", "bid_ends_auction": 0}])
+def test_ten_point_resamples_for_every_seat_at_every_stage_of_a_game(options):
+    game = pyspiel.load_game("python_pitch_ten_point", {"max_hands": 3, **options})
+    for seed in (1, 2):
+        rng = np.random.default_rng(seed)
+        state, step = game.new_initial_state(), 0
+        while not state.is_terminal():
+            if step % 3 == 0:
+                for seat in range(4):
+                    (world,) = _resample(state, seat, 1)
+                    assert world.information_state_string(seat) == state.information_state_string(seat)
+            if state.is_chance_node():
+                state.apply_action(int(rng.choice([c for c, _ in state.chance_outcomes()])))
+            else:
+                legal = [a for a in state.legal_actions() if state.game.layout.names[a] != "bid shoot"]
+                state.apply_action(int(rng.choice(legal or state.legal_actions())))
+            step += 1

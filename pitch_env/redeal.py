@@ -14,6 +14,7 @@ import random
 from math import comb
 
 from .engine import BID, DECLARE, DISCARD, STOCK, Game
+from .rules import EXCHANGE_HAND_SIZE
 
 TRIES = 2000  # draws refuted by a shown void (follow-suit games) are drawn again, this many at most
 
@@ -30,7 +31,7 @@ def redeal(start: Game, moves, viewer: int, rng: random.Random) -> tuple[list, l
     stock_known = start.rules.uses_stock and end.phase not in (BID, DECLARE)
     draw = _after_exchange if stock_known else _deal_and_stock
     for _ in range(TRIES):
-        world = draw(start, end, moves, steps, viewer, rng)
+        world = draw(start, end, moves, steps, viewer, rng, views)
         if world is not None:
             seen = _replay(start, world[0], world[1], world[2], viewer)
             if seen is not None and seen[0] == views:
@@ -53,7 +54,7 @@ def _replay(start: Game, hands, stock, moves, viewer: int):
     return views, g, steps
 
 
-def _deal_and_stock(start: Game, end: Game, moves, steps, viewer: int, rng: random.Random):
+def _deal_and_stock(start: Game, end: Game, moves, steps, viewer: int, rng: random.Random, views):
     """Before a stock exchange (or in a game without one): the viewer's cards and the cards each seat
     has played stay; every other card is dealt again at random, the rest forming the stock."""
     n = start.rules.num_players
@@ -71,7 +72,7 @@ def _deal_and_stock(start: Game, end: Game, moves, steps, viewer: int, rng: rand
     return hands, pool, list(moves)
 
 
-def _after_exchange(start: Game, end: Game, moves, steps, viewer: int, rng: random.Random):
+def _after_exchange(start: Game, end: Game, moves, steps, viewer: int, rng: random.Random, views):
     """After the exchange of a stock game. What the viewer knows of each other seat: how many cards
     it drew, how many trumps it then held (its hand, its plays and its hidden discards), the trumps
     it has played. So each seat's dealt trumps plus drawn trumps make up a known count; which of its
@@ -92,9 +93,10 @@ def _after_exchange(start: Game, end: Game, moves, steps, viewer: int, rng: rand
     free_plain = [c for c in range(r.deck) if not trumps >> c & 1 and c not in known]
     # How many trumps each seat was dealt, weighted by the deals giving it that many (its dealt
     # cards are any `size` of its `size + drew` cards); the draw rule then keeps or refutes the lot.
+    fits = _refill_fits(start, views, steps)
     dealt_trumps = {}
     for s in others:
-        counts = range(max(0, held[s] - drew[s], size - plain[s]), min(held[s], size) + 1)
+        counts = [k for k in range(max(0, held[s] - drew[s], size - plain[s]), min(held[s], size) + 1) if fits(s, k)]
         if not counts:
             return None
         weights = [comb(held[s], k) * comb(plain[s], size - k) for k in counts]
@@ -136,6 +138,30 @@ def _after_exchange(start: Game, end: Game, moves, steps, viewer: int, rng: rand
     new_moves = [base + discards[seat].pop() if phase == DISCARD and seat != viewer else action
                  for action, (seat, phase) in zip(moves, steps)]
     return hands, stock, new_moves
+
+
+def _refill_fits(start: Game, views, steps):
+    """``fits(seat, k)``: whether a seat dealt ``k`` trumps could have drawn what the viewer saw it
+    draw in the exchange's first round (refilled to EXCHANGE_HAND_SIZE while the stock lasts). A
+    filter only, where the count is known apart from the rest of the stock; the engine's replay judges."""
+    n = start.rules.num_players
+    declared = next(i for i, (_, phase) in enumerate(steps) if phase == DECLARE)
+    after = views[declared + 1]
+    first = list(after.draw_counts)
+    if after.stock_to is not None:  # the rest of the stock went with the declaration: not apart
+        first[after.stock_to] = None
+    left, known = {}, len(start.stock)
+    for i in range(1, n + 1):
+        seat = (start.dealer + i) % n
+        left[seat] = known
+        known = None if known is None or first[seat] is None else known - first[seat]
+
+    def fits(seat: int, k: int) -> bool:
+        if first[seat] is None or left[seat] is None:
+            return True
+        return min(max(0, EXCHANGE_HAND_SIZE - k), left[seat]) == first[seat]
+
+    return fits
 
 
 def _draw_slots(start: Game, mine, dealt_trumps: dict, trumps: int, moves, steps):
