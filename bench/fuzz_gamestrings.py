@@ -20,10 +20,12 @@ _HOSTILE_VALUES = ["1000000000000", "2147483648", "-2147483648", "99999999999999
 
 
 def prepare(work: Path) -> None:
-    import pitch_env.openspiel as ospiel  # noqa: F401  (registers the games before the fork)
+    import pitch_env.openspiel  # noqa: F401  (registers the games before the fork)
+    from pitch_env.rules import PRESETS
+    from pitch_env.spiel_params import parameters
 
-    for variant in ospiel.PRESETS:
-        _SPECS[variant] = ospiel._parameters(variant)
+    for variant in PRESETS:
+        _SPECS[variant] = parameters(variant)
 
 
 def _written(value) -> str:
@@ -67,12 +69,12 @@ def _case(work: Path, i: int, mutation: str, text: str, must_refuse) -> Case:
 def check(case: Case) -> tuple[str, str]:
     import pyspiel
 
-    import pitch_env.openspiel as ospiel
+    from pitch_env.spiel_params import read_game_string
 
     text = case.path.read_text(encoding="utf-8")
     try:
         game = pyspiel.load_game(text)
-        _, asked = ospiel._read_game_string(text)
+        _, asked = read_game_string(text)
         state = game.new_initial_state()
         while state.is_chance_node():  # the first deal: the game can be played
             state.apply_action(state.legal_actions()[0])

@@ -3,9 +3,9 @@
 
 The deal is explicit chance: one chance node per card, dealt in the engine's order (packets of three
 from the dealer's left), then, where the rules use a stock, each stock card top first. Rules options
-are game parameters (``pyspiel.load_game("python_pitch_auction(num_players=5)")``), checked here first:
-importing also wraps ``pyspiel.load_game`` so that a ``python_pitch_*`` game string or dict is read by
-this module (pyspiel's own parser merges a repeated name silently, fails on big ints without naming
+are game parameters (``pyspiel.load_game("python_pitch_auction(num_players=5)")``, pitch_env/spiel_params.py):
+importing also wraps ``pyspiel.load_game`` so that a ``python_pitch_*`` game string or dict is read and
+checked there first (pyspiel's own parser merges a repeated name silently, fails on big ints without naming
 them and cannot pass ``partnerships=true`` to a string parameter); other games pass through untouched.
 Returns are the env's game reward: +1 to each seat of the winning side, -1/(sides-1) to the others, 0
 if truncated.
@@ -20,7 +20,6 @@ and replays the game through it. A state clones in constant time (OpenSpiel clon
 from __future__ import annotations
 
 import random
-import re
 
 import numpy as np
 import pyspiel
@@ -30,113 +29,8 @@ from .engine import DISCARD, Game
 from .infoset import infoset
 from .observer import Observer
 from .redeal import redeal
-from .rules import PRESETS, Rules, rules as make_rules
-
-# Rules options as pyspiel parameters. pyspiel has no None and no int-or-str, and reads a game
-# string's "4" back as an int, so bid_ends_auction travels as an int: 0 for None (no bid closes the
-# auction), -1 for "shoot"; partnerships as "auto" (the preset's rule for the table size), "true",
-# "false" (a bool is taken too); first_dealer as a seat ("random" is refused: a dealer drawn from a
-# seed is not chance).
-_ENDS = {None: 0, "shoot": -1}
-_AUTO = "auto"
-_PARTNERSHIPS = (_AUTO, "true", "false")
-_INT_MAX = 2**31 - 1  # pyspiel holds int parameters and the game's length as 32-bit C++ ints
-_KINDS = {int: "a whole number", bool: "true or false", str: "a word"}
-_PREFIX = "python_pitch_"
-
-
-def _parameters(variant: str) -> dict:
-    spec = {}
-    for name, value in PRESETS[variant].items():
-        if name == "player_counts":  # the preset's fact, not a game parameter (pyspiel takes no tuples)
-            continue
-        if name == "first_dealer":
-            value = int(value)
-        elif name == "bid_ends_auction":
-            value = _ENDS.get(value, value)
-        spec[name] = value
-    spec["partnerships"] = _AUTO
-    return spec
-
-
-def _check_parameters(variant: str, params: dict) -> dict:
-    """``params`` checked name by name against the game's (a one-line ValueError naming the bad one
-    and what to write instead); a bool ``partnerships`` becomes its word."""
-    spec, out = _parameters(variant), {}
-    for name, value in params.items():
-        if name not in spec:
-            raise ValueError(f"unknown game parameter {name[:40]}={_short(value)} for {_PREFIX}{variant}: "
-                             f"the parameters are {', '.join(sorted(spec))}")
-        if name == "partnerships":
-            value = {True: "true", False: "false"}.get(value, value) if isinstance(value, bool) else value
-            if value not in _PARTNERSHIPS:
-                raise ValueError(f"game parameter partnerships={_short(value)}: use auto, true or false")
-        want = type(spec[name])
-        if type(value) is not want:
-            raise ValueError(f"game parameter {name}={_short(value)} must be {_KINDS[want]}, "
-                             f"e.g. {name}={_written(spec[name])} (the {variant} default)")
-        if want is str and len(value) > 40:  # no option's word is this long; the rules would echo it all
-            raise ValueError(f"game parameter {name}={_short(value)} is no choice of the rules: "
-                             f"e.g. {name}={_written(spec[name])} (the {variant} default)")
-        if want is int and not -_INT_MAX <= value <= _INT_MAX:
-            raise ValueError(f"game parameter {name}={value} does not fit OpenSpiel's 32-bit ints: "
-                             f"use a value from {-_INT_MAX} to {_INT_MAX}")
-        out[name] = value
-    return out
-
-
-def _written(value) -> str:
-    return str(value).lower() if isinstance(value, bool) else str(value)
-
-
-def _short(value) -> str:
-    """``repr(value)``, cut to a length an error line can hold."""
-    text = repr(value)
-    return text if len(text) <= 60 else f"{text[:45]}...({len(text)} chars)"
-
-
-def _rules(variant: str, params: dict) -> Rules:
-    options = {}
-    for name, value in _check_parameters(variant, params).items():
-        if name == "bid_ends_auction":
-            value = {v: k for k, v in _ENDS.items()}.get(value, value)
-        elif name == "partnerships":
-            if value == _AUTO:
-                continue
-            value = value == "true"
-        options[name] = value
-    return make_rules(variant, **options)
-
-
-def _read_value(text: str):
-    """A game string's value as OpenSpiel's parser reads it: a bool, an int, a float or a word."""
-    if text in ("true", "True", "false", "False"):
-        return text in ("true", "True")
-    if re.fullmatch(r"[+-]?\d+", text):
-        return int(text)
-    if re.fullmatch(r"[+-]?(\d+\.\d*|\.\d+)", text):
-        return float(text)
-    return text
-
-
-def _read_game_string(text: str) -> tuple[str, dict]:
-    """``"name(a=1,b=x)"`` -> ``("name", {"a": 1, "b": "x"})``; a name given twice is refused."""
-    name, bracket, rest = text.partition("(")
-    if not bracket:
-        return name, {}
-    if not rest.endswith(")"):
-        raise ValueError(f"game string {_short(text)} does not end with ')': write {_short(name)}(name=value,...)")
-    params = {}
-    for item in rest[:-1].split(",") if rest[:-1] else ():
-        key, equals, value = item.partition("=")
-        if not equals or not key:
-            raise ValueError(f"game string {_short(text)}: write each parameter as name=value, not {_short(item)}")
-        if key in params:
-            raise ValueError(f"game parameter {key[:40]} is given twice ({_short(params[key])} and "
-                             f"{_short(_read_value(value))}): give it once")
-        params[key] = _read_value(value)
-    return name, params
-
+from .rules import PRESETS, Rules
+from .spiel_params import INT_MAX, PREFIX, check_parameters, game_rules, parameters, read_game_string, short
 
 _pyspiel_load_game = getattr(pyspiel.load_game, "__wrapped__", pyspiel.load_game)
 
@@ -144,14 +38,14 @@ _pyspiel_load_game = getattr(pyspiel.load_game, "__wrapped__", pyspiel.load_game
 def load_game(game, params=None):
     """``pyspiel.load_game``, with a Pitch game's parameters checked here first (one-line ValueErrors
     that name the parameter and the fix); any other game goes straight to pyspiel."""
-    variant = game[len(_PREFIX):].partition("(")[0] if isinstance(game, str) and game.startswith(_PREFIX) else None
+    variant = game[len(PREFIX):].partition("(")[0] if isinstance(game, str) and game.startswith(PREFIX) else None
     if variant not in PRESETS:
         return _pyspiel_load_game(game) if params is None else _pyspiel_load_game(game, params)
     if params is None:
-        game, params = _read_game_string(game)
+        game, params = read_game_string(game)
     elif "(" in game:
-        raise ValueError(f"give the parameters of {_short(game)} in the game string or in the dict, not both")
-    return _pyspiel_load_game(game, _check_parameters(variant, dict(params)))
+        raise ValueError(f"give the parameters of {short(game)} in the game string or in the dict, not both")
+    return _pyspiel_load_game(game, check_parameters(variant, dict(params)))
 
 
 load_game.__wrapped__ = _pyspiel_load_game
@@ -182,17 +76,17 @@ class PitchGame(pyspiel.Game):
     """One Pitch game of a rule set, hand after hand, as an OpenSpiel game."""
 
     def __init__(self, variant: str, game_type: pyspiel.GameType, params=None):
-        self.rules = _rules(variant, dict(params or {}))
+        self.rules = game_rules(variant, dict(params or {}))
         r = self.rules
         self.observer = Observer(r)
         self.num_actions = Game(r, seed=0).layout.size
         # A hand: its chance cards, the auction, a declaration, the stock decisions and the
         # exchange, then every card (an upper bound, ample).
         moves_per_hand = _chance_cards(r) + 3 * r.num_players + 2 * r.deck
-        if r.max_hands * moves_per_hand > _INT_MAX:
+        if r.max_hands * moves_per_hand > INT_MAX:
             raise ValueError(f"game parameter max_hands={r.max_hands} is too many for OpenSpiel: the game's "
                              f"length ({moves_per_hand} moves a hand) must fit a 32-bit int; use max_hands <= "
-                             f"{_INT_MAX // moves_per_hand}")
+                             f"{INT_MAX // moves_per_hand}")
         info = pyspiel.GameInfo(
             num_distinct_actions=self.num_actions, max_chance_outcomes=r.deck, num_players=r.num_players,
             min_utility=-1.0, max_utility=1.0, utility_sum=0.0, max_game_length=r.max_hands * moves_per_hand)
@@ -482,7 +376,7 @@ def _register(variant: str) -> None:
         provides_information_state_tensor=True,
         provides_observation_string=True,
         provides_observation_tensor=True,
-        parameter_specification=_parameters(variant),
+        parameter_specification=parameters(variant),
     )
     # A class per variant, as pyspiel expects (a closure as the factory crashes the interpreter's exit).
     game_class = type(f"Pitch{variant.title().replace('_', '')}Game", (PitchGame,), {
