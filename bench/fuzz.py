@@ -1,10 +1,10 @@
 """Fuzz the loaders of hostile files: game records (``pitch replay``), checkpoints
-(``agents.make("checkpoint:PATH", env)``), training configs (``train.config.load_config``) and run
-directories (``pitch exit --resume``'s ``open_run``, ``imitate_data``).
+(``agents.make("checkpoint:PATH", env)``), training configs (``train.config.load_config``), run
+directories (``pitch exit --resume``'s ``open_run``, ``imitate_data``) and, where open_spiel is
+installed, OpenSpiel game strings (``pyspiel.load_game``).
 
 Each input is mutated from a real one (bench/fuzz_records.py, fuzz_checkpoints.py, fuzz_configs.py,
-fuzz_runs.py)
-and checked in a forked child with a time limit. Allowed: a one-line error (a ValueError, or the
+fuzz_runs.py, fuzz_gamestrings.py) and checked in a forked child with a time limit. Allowed: a one-line error (a ValueError, or the
 CLI's exit code 2 and one line on stderr), or acceptance of an input that is actually valid.
 Failures: a traceback, a hang, a multi-line error, or silent acceptance of an input that must be
 refused. Exits 1 when anything failed. Run: ``python -m bench.fuzz --seconds 60``.
@@ -13,6 +13,7 @@ refused. Exits 1 when anything failed. Run: ``python -m bench.fuzz --seconds 60`
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import random
@@ -25,7 +26,9 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-KINDS = ("records", "checkpoints", "configs", "runs")
+KINDS = ("records", "checkpoints", "configs", "runs", "gamestrings")
+# gamestrings needs the optional open_spiel: by default it runs only where pyspiel imports.
+DEFAULT_KINDS = KINDS if importlib.util.find_spec("pyspiel") else KINDS[:-1]
 
 
 @dataclass
@@ -151,7 +154,7 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.fuzz", description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--seconds", type=float, default=60.0, help="time per kind of input")
-    p.add_argument("--kind", default=",".join(KINDS), help=f"comma-separated: {', '.join(KINDS)}")
+    p.add_argument("--kind", default=",".join(DEFAULT_KINDS), help=f"comma-separated: {', '.join(KINDS)}")
     p.add_argument("--seed", type=int, default=0, help="seed of the mutations")
     p.add_argument("--timeout", type=float, default=20.0, help="seconds one input may take before it counts as a hang")
     p.add_argument("--keep", metavar="DIR", help="copy every failing input here")
