@@ -178,15 +178,17 @@ def cmd_tournament(args) -> int:
 
 @contextlib.contextmanager
 def _term_as_interrupt():
-    """A plain ``kill`` (SIGTERM) ends a tournament like Ctrl-C: report the games so far, then exit."""
+    """A plain ``kill`` (SIGTERM) or a closed terminal (SIGHUP) ends a tournament or a game like
+    Ctrl-C: the tournament reports the games so far, the game is saved, then the command exits."""
     def interrupt(signum, frame):
         raise KeyboardInterrupt
 
-    previous = signal.signal(signal.SIGTERM, interrupt)
+    previous = {s: signal.signal(s, interrupt) for s in (signal.SIGTERM, signal.SIGHUP)}
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for s, handler in previous.items():
+            signal.signal(s, handler)
 
 
 def _split_specs(text: str) -> list[str]:
@@ -232,7 +234,7 @@ def _check_specs(variant: str, options: dict, rules, specs: list[str]) -> None:
 # ---------------------------------------------------------------- play
 def cmd_play(args, read=input, write=print) -> int:
     from . import make
-    from .human import NOTATION, HumanAgent, QuitGame
+    from .human import HumanAgent, InputLost, QuitGame
 
     try:
         options = _rules_options(args)
@@ -272,16 +274,20 @@ def cmd_play(args, read=input, write=print) -> int:
     write(_intro(raw.rules, labels, args.seat, seed, args.variant))
     shown = 0
     try:
-        for name, obs, info in turns(env):
-            seat = raw.agent_name_mapping[name]
-            action = players[seat].act(obs, info)
-            if seat != args.seat:
-                write(_public_move(seat, labels[seat], raw.action_name(action)))
-            env.step(action)
-            shown = _show_finished_hands(raw.game_record(), shown, write)
-    except (QuitGame, KeyboardInterrupt):  # quit, Ctrl-D or Ctrl-C: keep the game so far
-        write("\nGame stopped.")
-        _save(raw, args.save, write)
+        with _term_as_interrupt():
+            for name, obs, info in turns(env):
+                seat = raw.agent_name_mapping[name]
+                action = players[seat].act(obs, info)
+                if seat != args.seat:
+                    write(_public_move(seat, labels[seat], raw.action_name(action)))
+                env.step(action)
+                shown = _show_finished_hands(raw.game_record(), shown, write)
+    except InputLost as e:  # stdin closed or gone: keep the game so far, then say why in one line
+        _save(raw, args.save)
+        return _fail(f"{e}; the game stopped{_saved_to(args.save)}")
+    except (QuitGame, KeyboardInterrupt):  # quit, Ctrl-D, Ctrl-C, kill or a closed terminal: keep the game so far
+        _save(raw, args.save)  # first: a closed terminal may refuse every line written after
+        _quiet(write)("\nGame stopped." + _saved_line(args.save))
         return 0
     record = raw.game_record()
     if record["winner"] is not None:
@@ -290,8 +296,28 @@ def cmd_play(args, read=input, write=print) -> int:
         write(f"\n{who}! Final scores {record['final_scores']}.")
     else:
         write(f"\nThe game was truncated after {len(record['hands'])} hands; scores {record['final_scores']}.")
-    _save(raw, args.save, write)
+    _save(raw, args.save)
+    write(_saved_line(args.save).strip())
     return 0
+
+
+def _quiet(write):
+    """``write`` that drops what a closed terminal (SIGHUP, EIO) or a closed pipe refuses."""
+    def say(text):
+        with contextlib.suppress(OSError, ValueError):
+            write(text)
+
+    return say
+
+
+def _saved_to(path) -> str:
+    return f" (saved to {path})" if path else " (not saved: add --save FILE to keep a game)"
+
+
+def _saved_line(path) -> str:
+    if path:
+        return f"\nRecord saved to {path} (pitch replay {path})."
+    return "\nNot saved: add --save FILE next time to keep the record (pitch replay FILE shows it)."
 
 
 def _intro(rules, labels, seat, seed, variant) -> str:
@@ -339,13 +365,12 @@ def _hand_result(record: dict, h: dict) -> str:
     return "\n".join(lines)
 
 
-def _save(raw, path, write) -> None:
+def _save(raw, path) -> None:
     if path:
         # Written beside the target and renamed into place: a second Ctrl-C leaves no half file.
         tmp = Path(path).with_name(f".{Path(path).name}.tmp")
         save_record(raw.game_record(), tmp)
         os.replace(tmp, path)
-        write(f"Record saved to {path} (pitch replay {path}).")
 
 
 # ---------------------------------------------------------------- replay

@@ -3,6 +3,10 @@
 import io
 import json
 import re
+import signal
+import subprocess
+
+import pytest
 
 import pitch_cli
 from agents.human import parse_move
@@ -202,3 +206,50 @@ def test_ctrl_c_saves_the_game_so_far(tmp_path):
 def test_an_unwritable_save_path_fails_before_the_game(tmp_path, monkeypatch, capsys):
     rc, out, err = run(["play", "--save", str(tmp_path / "no" / "such" / "g.json")], "1\n", monkeypatch, capsys)
     assert rc == 2 and "--save" in err and "Your move" not in out and len(err.strip().splitlines()) == 1
+
+
+# ---------------------------------------------------------------- kills, lost input, the hint to save
+def _play_process(path, stdin=subprocess.PIPE):
+    import os
+    import sys
+
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    return subprocess.Popen([sys.executable, "-m", "pitch_cli", "play", "--seed", "3", "--save", str(path)],
+                            stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_a_kill_or_a_closed_terminal_saves_the_game_so_far(tmp_path, signum):
+    path = tmp_path / "killed.json"
+    p = _play_process(path)
+    try:
+        for line in p.stdout:  # the person's first turn: the game is waiting for a move
+            if line.startswith("Legal moves:"):
+                break
+        p.send_signal(signum)
+        out, err = p.communicate(timeout=60)
+    finally:
+        p.kill()
+    assert p.returncode == 0 and "Game stopped." in out and "Traceback" not in err, err
+    record = json.loads(path.read_text())
+    assert record["winner"] is None and record["hands"][0]["bids"]
+    assert not list(tmp_path.glob(".*.tmp"))
+
+
+def test_closed_standard_input_ends_in_one_line_and_saves_the_game(tmp_path):
+    import sys
+
+    path = tmp_path / "no-input.json"
+    done = subprocess.run(f"{sys.executable} -m pitch_cli play --seed 3 --save {path} 0<&-", shell=True,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "standard input" in done.stderr
+    assert json.loads(path.read_text())["winner"] is None
+
+
+def test_play_without_save_says_how_to_keep_the_game(monkeypatch, capsys):
+    rc, out, _ = run(["play", "--opponents", "heuristic", "--seed", "2"], "quit\n", monkeypatch, capsys)
+    assert rc == 0 and "add --save FILE" in out
+    rc, out, _ = run(["play", "--opponents", "random", "--seed", "4", "--rule", "max_hands=1"], "1\n" * 60,
+                     monkeypatch, capsys)
+    assert rc == 0 and "truncated" in out and "add --save FILE" in out
