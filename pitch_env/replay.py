@@ -12,7 +12,7 @@ import reprlib
 from .cards import CARD_NAMES, parse_card
 from .engine import Game
 from .record import FORMAT, RecordError, game_record, hand_record
-from .rules import rules as make_rules
+from .rules import closest_presets, differing_options, rules as make_rules
 
 HOW = "records are written by `pitch play --save` or pitch_env.game_record (docs/record.md)"
 
@@ -145,6 +145,7 @@ def replay(record) -> Game:
         rules = make_rules(record["variant"], **record["rules"])
     except (TypeError, ValueError) as e:
         raise RecordError(f"the record's rules: {_line(e)}") from None
+    _check_variant(record["variant"], rules.as_dict())
     hands = record["hands"]
     deals = [{"deal": h["deal"], "stock": h.get("stock") or []} for h in hands]
     game = _new_game(rules, record["seed"], deals)
@@ -167,6 +168,18 @@ def replay(record) -> Game:
                           f"{len(hands) + 1} is missing")
     _compare(mine, record, [])
     return game
+
+
+def _check_variant(variant: str, options: dict) -> None:
+    """The variant a record names must be the game its rules are, not a label over another preset's rules."""
+    closest = closest_presets(options)
+    if variant in closest:
+        return
+    other = closest[0]
+    theirs, mine = differing_options(other, options), differing_options(variant, options)
+    raise RecordError(f"the record says variant {variant!r}, but its rules are {other}'s "
+                      f"({len(theirs)} option(s) differ from {other}, {len(mine)} from {variant}, e.g. "
+                      f"{mine[0]}={options[mine[0]]!r}): set its variant to {other!r} or give it {variant}'s rules")
 
 
 def _new_game(rules, seed: int, deals: list) -> Game:

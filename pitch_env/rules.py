@@ -130,6 +130,22 @@ def variants() -> tuple[str, ...]:
     return tuple(PRESETS)
 
 
+def differing_options(variant: str, options: dict[str, Any]) -> list[str]:
+    """The options of ``options`` (as ``Rules.as_dict`` writes them) that differ from preset ``variant``'s
+    defaults; the seat count and what follows from it (partnerships) are not counted."""
+    preset = PRESETS[variant]
+    return [k for k, v in options.items() if k in preset and k not in ("num_players", "player_counts")
+            and preset[k] != v]
+
+
+def closest_presets(options: dict[str, Any]) -> list[str]:
+    """The presets from which ``options`` differ in the fewest options: a record or card naming another
+    preset as its variant does not say which game it holds."""
+    distance = {name: len(differing_options(name, options)) for name in PRESETS}
+    least = min(distance.values())
+    return [name for name, d in distance.items() if d == least]
+
+
 def rules(variant: str = "setback", **overrides: Any) -> Rules:
     """The rules of a preset with some options changed, validated."""
     if isinstance(variant, Rules):

@@ -253,3 +253,35 @@ def test_play_without_save_says_how_to_keep_the_game(monkeypatch, capsys):
     rc, out, _ = run(["play", "--opponents", "random", "--seed", "4", "--rule", "max_hands=1"], "1\n" * 60,
                      monkeypatch, capsys)
     assert rc == 0 and "truncated" in out and "add --save FILE" in out
+
+
+# ---------------------------------------------------------------- replay: stopped games, labels, FIFOs
+def test_replay_of_a_game_stopped_in_the_auction_says_so_and_closes(tmp_path, monkeypatch, capsys):
+    path = tmp_path / "stopped.json"
+    run(["play", "--opponents", "heuristic", "--seed", "2", "--save", str(path)], "quit\n", monkeypatch, capsys)
+    assert json.loads(path.read_text())["hands"][0]["pitcher"] is None
+    rc, out, _ = run(["replay", str(path)], "", monkeypatch, capsys)
+    assert rc == 0 and "thrown in" not in out
+    assert "stopped during the auction" in out and out.strip().splitlines()[-1].startswith("Stopped during hand 1")
+
+
+def test_replay_refuses_a_record_whose_variant_is_not_its_rules(tmp_path, monkeypatch, capsys):
+    path = tmp_path / "g.json"
+    run(["play", "--opponents", "heuristic", "--seed", "9", "--save", str(path)], "1\n" * 3000, monkeypatch, capsys)
+    record = json.loads(path.read_text())
+    relabelled = tmp_path / "relabelled.json"
+    relabelled.write_text(json.dumps(dict(record, variant="ten_point")))
+    rc, out, err = run(["replay", str(relabelled)], "", monkeypatch, capsys)
+    assert rc == 2 and "ten_point" not in out and len(err.strip().splitlines()) == 1
+    assert "variant 'ten_point'" in err and "setback" in err
+
+
+def test_replay_refuses_a_fifo_without_waiting_for_a_writer(tmp_path):
+    import os
+    import sys
+
+    fifo = tmp_path / "record.json"
+    os.mkfifo(fifo)
+    done = subprocess.run([sys.executable, "-m", "pitch_cli", "replay", str(fifo)], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 2 and "not a regular file" in done.stderr and "Traceback" not in done.stderr
