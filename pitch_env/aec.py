@@ -120,10 +120,9 @@ class raw_env(AECEnv):
         if win_bonus is not None and reward != "relative":
             raise ValueError(f"env option win_bonus={win_bonus!r} only applies to reward='relative': "
                              f"drop it or set reward='relative'")
-        if win_bonus is not None and (isinstance(win_bonus, bool) or not isinstance(win_bonus, (int, float))):
-            raise ValueError(f"env option win_bonus={win_bonus!r} is not allowed: give a number, e.g. 1.0")
-        if isinstance(illegal_reward, bool) or not isinstance(illegal_reward, (int, float)) or illegal_reward != illegal_reward:
-            raise ValueError(f"env option illegal_reward={illegal_reward!r} is not allowed: give a number, e.g. -1.0")
+        if win_bonus is not None:
+            _check_number("win_bonus", win_bonus, "1.0")
+        _check_number("illegal_reward", illegal_reward, "-1.0")
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(f"render_mode={render_mode!r} is not supported: use None, 'ansi' or 'human'")
         try:
@@ -319,6 +318,19 @@ class raw_env(AECEnv):
 
     def close(self):
         pass
+
+
+# Every float option of the env: finite, and small enough that a return stays a plain number.
+MAX_REWARD = 1e6
+
+
+def _check_number(name: str, value, example: str) -> None:
+    """A reward option must be a finite number within ±MAX_REWARD: NaN or inf would make every return NaN."""
+    ok = (isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+          and math.isfinite(value) and abs(value) <= MAX_REWARD)
+    if not ok:
+        raise ValueError(f"env option {name}={value!r} is not allowed: give a number, finite and "
+                         f"from {-MAX_REWARD:g} to {MAX_REWARD:g}, e.g. {name}={example}")
 
 
 def _seed(seed) -> int:
