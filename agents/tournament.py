@@ -18,6 +18,7 @@ import pitch_env
 
 from .base import turns
 from .stats import Rating, openskill_ratings, wilson
+from .workers import check_workers
 
 AgentSpec = str | Callable  # a spec for agents.make, or factory(env, seed) -> Agent (picklable for workers > 1)
 
@@ -212,8 +213,9 @@ def run_tournament(variant: str = "setback", agents: list[AgentSpec] = ("heurist
     (``interrupted`` is set).
     """
     specs = list(agents)
-    if not isinstance(workers, int) or workers < 1:
+    if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
         raise ValueError(f"workers={workers!r}: use 1 or more processes")
+    check_workers(workers, "workers")
     if names is None:
         names = [s if isinstance(s, str) else getattr(s, "__name__", f"agent{i}") for i, s in enumerate(specs)]
     names = _unique(names)

@@ -154,6 +154,8 @@ def test_plot_draws_rates_of_zero_and_one(tmp_path):
     (["--agents", "heuristic,random", "--resume"], "--results"),
     (["--agents", "heuristic,random", "--json", "/no/such/folder/t.json"], "--json"),
     (["--agents", "heuristic,random", "--plot", "/dev/null/t.png"], "--plot"),
+    (["--agents", "checkpoint:" + "x" * 300 + ",random"], "too long"),
+    (["--agents", "pimcnet:4:checkpoints/" + "x" * 256 + "/p,random"], "too long"),
 ])
 def test_bad_tournament_options_fail_in_one_line_before_any_game(argv, names, capsys, monkeypatch):
     import agents.tournament
@@ -250,3 +252,24 @@ def test_the_table_explains_margin_and_bids_made(capsys):
     out = " ".join(capsys.readouterr().out.split())
     assert "margin: the agent's side's final score minus the best other side's" in out
     assert "'of N' such hands" in out
+
+
+def test_more_workers_than_the_machine_holds_are_refused_before_any_game(capsys, monkeypatch):
+    import os
+
+    import agents.tournament
+    import agents.workers
+
+    monkeypatch.setattr(agents.tournament, "run_tournament", lambda *a, **k: pytest.fail("a game was started"))
+    too_many = 4 * os.cpu_count() + 1
+    assert pitch_cli.main(["tournament", "--agents", "heuristic,random", "--workers", str(too_many)]) == 2
+    err = capsys.readouterr().err
+    assert f"--workers {too_many}" in err and "cores" in err and len(err.strip().splitlines()) == 1
+    monkeypatch.setattr(agents.workers, "available_memory", lambda: 2**30)  # 1 GB free: 6 workers fit
+    assert pitch_cli.main(["tournament", "--agents", "heuristic,random", "--workers", "8"]) == 2
+    err = capsys.readouterr().err
+    assert "--workers 8" in err and "memory" in err and "at most 6" in err
+    monkeypatch.undo()
+    monkeypatch.setattr(agents.workers, "available_memory", lambda: 2**30)
+    with pytest.raises(ValueError, match="workers 8"):
+        agents.tournament.run_tournament("setback", ["heuristic", "random"], games=2, workers=8)

@@ -659,3 +659,17 @@ def test_sigint_saves_a_checkpoint_of_trained_steps_only_and_exits_quietly(tmp_p
     steps = json.loads((link / "state.json").read_text())["steps"]
     assert steps % (128 * 2) == 0  # a whole number of rollouts: never steps the weights were not trained on
     _consistent(tmp_path / "k")
+
+
+def test_a_training_run_asking_more_workers_than_the_machine_holds_is_refused_before_it_starts(tmp_path):
+    import os
+
+    from train.config import ConfigError, TrainConfig
+    from train.loop import train
+
+    too_many = 4 * os.cpu_count() + 1
+    for key, extra in (("workers", {"trainer": "fast", "num_envs": 4096}), ("imitate_workers", {"imitate": "heuristic"})):
+        cfg = TrainConfig(runs_dir=str(tmp_path), run_name=key, **{key: too_many}, **extra)
+        with pytest.raises(ConfigError, match=f"key '{key}' {too_many}: this machine has"):
+            train(cfg)
+        assert not (tmp_path / key).exists()
