@@ -81,7 +81,7 @@ class CheckpointAgent(Agent):
         if type(mask) is not np.ndarray:
             mask = np.asarray(mask)
         if self._hinted:  # the mover's InfoState: the hint reads it, and it knows the legal moves
-            state = self.info_state(info)
+            state = self.info_state(observation, info)
             if self.deterministic and len(state.legal) == 1:  # a forced move needs no thought
                 return state.legal[0]
             hint = heuristic_action(state, self.layout)

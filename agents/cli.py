@@ -239,7 +239,7 @@ def cmd_play(args, read=input, write=print) -> int:
 
     try:
         options = _rules_options(args)
-        env = pitch_env.env(args.variant, **options)
+        env = pitch_env.env(args.variant, info_state=True, **options)  # the opponents read the mover's info
         if args.save:
             check_output_path(args.save, "--save")
     except ValueError as e:

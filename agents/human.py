@@ -30,7 +30,7 @@ class HumanAgent(Agent):
         legal = legal_actions(observation, info)
         names = [self.layout.names[a] for a in legal]
         self.write("")
-        self.write(render_view(self.infoset(info)))
+        self.write(render_view(self.infoset(observation, info)))
         self.write(moves_text(names))
         while True:
             try:

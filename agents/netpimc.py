@@ -165,4 +165,4 @@ class NetPIMCAgent(Agent):
 
     def act(self, observation, info) -> int:
         return self.searcher.decide(np.asarray(observation["observation"], np.float32),
-                                    np.asarray(observation["action_mask"], bool), self.info_state(info)).action
+                                    np.asarray(observation["action_mask"], bool), self.info_state(observation, info)).action

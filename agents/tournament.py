@@ -121,8 +121,9 @@ def _setup(variant: str, options: dict, specs: list, names: list[str], worker: b
 
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the pool's terminate() must just end them
-    _worker.update(env=pitch_env.env(variant, illegal_action="raise", **options), specs=specs, names=names,
-                   agents={})
+    # info_state=True: each agent reads the mover's knowledge from the info it is given (agents/base.py)
+    _worker.update(env=pitch_env.env(variant, illegal_action="raise", info_state=True, **options), specs=specs,
+                   names=names, agents={})
 
 
 def _agent(index: int, seat: int):
