@@ -285,3 +285,27 @@ def test_replay_refuses_a_fifo_without_waiting_for_a_writer(tmp_path):
     done = subprocess.run([sys.executable, "-m", "pitch_cli", "replay", str(fifo)], capture_output=True, text=True,
                           timeout=60)
     assert done.returncode == 2 and "not a regular file" in done.stderr and "Traceback" not in done.stderr
+
+
+# ---------------------------------------------------------------- the command list and the examples
+def test_bare_pitch_lists_every_command_with_one_line_each(capsys):
+    rc = pitch_cli.main([])
+    out, err = capsys.readouterr()
+    assert rc == 0 and not err and "error" not in out
+    names = list(pitch_cli.build_parser()._subparsers._group_actions[0].choices)
+    listed = [line.split()[0] for line in out.split("commands:\n")[1].splitlines()]
+    assert listed == names and {"run", "train", "exit", "tournament", "play", "replay", "bench"} <= set(names)
+    assert all(len(line.split()) > 2 for line in out.split("commands:\n")[1].splitlines())
+
+
+def test_every_commands_help_ends_with_an_example_that_parses():
+    import shlex
+
+    parser = pitch_cli.build_parser()
+    for name, command in parser._subparsers._group_actions[0].choices.items():
+        text = command.format_help()
+        assert "example: " in text, name
+        example = " ".join(text.rsplit("example: ", 1)[1].split())  # the epilog, wrapped or not, is last
+        assert example.startswith(f"pitch {name}"), (name, example)
+        args = parser.parse_args(shlex.split(example)[1:])
+        assert args.command == name
