@@ -1,4 +1,5 @@
-"""Presenting a TournamentResult: a rich table, JSON, CSV and a bar chart of win rates (matplotlib, Agg)."""
+"""Presenting results: the one table style of the commands (rich), and a TournamentResult as a table, JSON,
+CSV and a bar chart of win rates (matplotlib, Agg)."""
 
 from __future__ import annotations
 
@@ -17,53 +18,63 @@ CAPTION = ("margin: the agent's side's final score minus the best other side's, 
            "pitched (won the auction) in which it made its bid, 'of N' such hands. CPU s/game: its thinking time.")
 
 
-def table(result: TournamentResult):
+def render_table(title: str, headers, rows, caption: str | None = None):
+    """The one table style of the commands (pitch tournament, make run): a rich Table, the first
+    column left-aligned, the numbers right-aligned."""
     from rich.table import Table
 
-    c = result.config
-    t = Table(title=f"{c['variant']} · {c['rules']['num_players']} players"
-                    f"{' in partnerships' if c['rules']['partnerships'] else ' solo'} · {c['games']} games "
-                    f"({c['deals']} deals × {len(c['rotations'])} seatings) · seed {c['seed']}",
-              caption=CAPTION, caption_justify="left")
-    for head in ("agent", "games", "won", "win rate [95% Wilson]", "margin", "pts/hand", "bids made",
-                 "CPU s/game"):
-        t.add_column(head, justify="left" if head == "agent" else "right")
-    for s in result.stats:
-        t.add_row(s.name, str(s.games), str(s.wins), f"{s.win_rate:.1%} [{s.win_low:.1%}, {s.win_high:.1%}]",
-                  f"{s.mean_margin:+.2f}", f"{s.points_per_hand:.3f}",
-                  f"{s.bids_made:.1%} of {s.pitched}", f"{s.think_s_per_game:.3f}")
+    t = Table(title=title, caption=caption, caption_justify="left")
+    for i, head in enumerate(headers):
+        t.add_column(head, justify="left" if i == 0 else "right")
+    for row in rows:
+        t.add_row(*map(str, row))
     return t
+
+
+def console():
+    """A console for the tables: the terminal's, or wide enough that a table in a log or pipe never wraps."""
+    from rich.console import Console
+
+    c = Console()
+    return c if c.is_terminal else Console(width=140)
+
+
+def games_played(c: dict) -> str:
+    """The games a result holds: after Ctrl-C, the games played of those planned."""
+    planned = c.get("planned_games", c["games"])
+    if c["games"] != planned:
+        return f"{c['games']} of {planned} planned games (interrupted)"
+    return f"{c['games']} games ({c['deals']} deals × {len(c['rotations'])} seatings)"
+
+
+def table(result: TournamentResult):
+    c = result.config
+    title = (f"{c['variant']} · {c['rules']['num_players']} players"
+             f"{' in partnerships' if c['rules']['partnerships'] else ' solo'} · {games_played(c)} · seed {c['seed']}")
+    rows = [(s.name, s.games, s.wins, f"{s.win_rate:.1%} [{s.win_low:.1%}, {s.win_high:.1%}]", f"{s.mean_margin:+.2f}",
+             f"{s.points_per_hand:.3f}", f"{s.bids_made:.1%} of {s.pitched}", f"{s.think_s_per_game:.3f}")
+            for s in result.stats]
+    return render_table(title, ("agent", "games", "won", "win rate [95% Wilson]", "margin", "pts/hand", "bids made",
+                                "CPU s/game"), rows, CAPTION)
 
 
 def ratings_table(result: TournamentResult):
-    from rich.table import Table
-
-    t = Table(title="OpenSkill (Plackett-Luce) ratings, ordinal = mu - 3 sigma")
-    for head in ("agent", "ordinal", "mu", "sigma"):
-        t.add_column(head, justify="left" if head == "agent" else "right")
-    for r in sorted(result.ratings, key=lambda r: -r.ordinal):
-        t.add_row(r.name, f"{r.ordinal:.2f}", f"{r.mu:.2f}", f"{r.sigma:.2f}")
-    return t
+    rows = [(r.name, f"{r.ordinal:.2f}", f"{r.mu:.2f}", f"{r.sigma:.2f}")
+            for r in sorted(result.ratings, key=lambda r: -r.ordinal)]
+    return render_table("OpenSkill (Plackett-Luce) ratings, ordinal = mu - 3 sigma", ("agent", "ordinal", "mu", "sigma"),
+                        rows)
 
 
-def print_result(result: TournamentResult, console=None) -> None:
-    from rich.console import Console
-
-    if console is None:
-        console = Console()
-        if not console.is_terminal:  # logs and pipes: wide enough that the table never wraps
-            console = Console(width=140)
-    console.print(table(result))
+def print_result(result: TournamentResult, out=None) -> None:
+    out = out or console()
+    out.print(table(result))
     if result.ratings:
-        console.print(ratings_table(result))
-    console.print(f"truncated games (won by nobody): {result.truncated}; wall time {result.wall_s:.1f} s")
+        out.print(ratings_table(result))
+    out.print(f"truncated games (won by nobody): {result.truncated}; wall time {result.wall_s:.1f} s")
     if result.interrupted:
-        console.print(f"interrupted: these are the {_played(result)} games finished before Ctrl-C")
-
-
-def _played(result: TournamentResult) -> str:
-    c = result.config
-    return f"{c['games']} of {c.get('planned_games', c['games'])}"
+        c = result.config
+        out.print(f"interrupted: these are the {c['games']} games finished before Ctrl-C "
+                  f"(of {c.get('planned_games', c['games'])} planned)")
 
 
 def fair_shares(result: TournamentResult) -> list[float]:

@@ -273,3 +273,57 @@ def test_more_workers_than_the_machine_holds_are_refused_before_any_game(capsys,
     monkeypatch.setattr(agents.workers, "available_memory", lambda: 2**30)
     with pytest.raises(ValueError, match="workers 8"):
         agents.tournament.run_tournament("setback", ["heuristic", "random"], games=2, workers=8)
+
+
+# ---------------------------------------------------------------- one table style; what an interrupted table says
+class _StopsTheTournament:
+    """A random agent that presses Ctrl-C at its 200th move (a few games in)."""
+
+    moves = 0
+
+    def __init__(self, env, seed=None):
+        from agents import RandomAgent
+
+        self.agent = RandomAgent(env, seed)
+
+    def reset(self, seed=None):
+        self.agent.reset(seed)
+
+    def act(self, observation, info):
+        type(self).moves += 1
+        if type(self).moves == 200:
+            raise KeyboardInterrupt
+        return self.agent.act(observation, info)
+
+
+def test_an_interrupted_tournaments_table_states_the_games_played_not_those_planned(capsys):
+    from agents.report import print_result
+
+    _StopsTheTournament.moves = 0
+    result = run_tournament("setback", ["heuristic", _StopsTheTournament], games=400, seed=2, max_hands=2)
+    assert result.interrupted and 0 < result.config["games"] < 400
+    print_result(result)
+    out = " ".join(capsys.readouterr().out.split())
+    played = result.config["games"]
+    assert f"{played} of 400 planned games (interrupted)" in out and "200 deals" not in out
+
+
+def test_make_run_prints_its_table_in_the_tournaments_style(capsys, monkeypatch, tmp_path):
+    import argparse
+
+    import train.cli
+    import train.evaluate
+    import train.loop
+
+    # The training and the games are the tournament tool's (tested above); here only the table printed after.
+    monkeypatch.setattr(train.loop, "train", lambda cfg, config_path=None: tmp_path)
+    row = dict(opponent="heuristic", games=100, wins=60, win_rate=0.6, low=0.5, high=0.7, margin=1.5,
+               points_per_hand=1.0, bids_made=0.5, truncated=0, wall_s=1.0, think_s=0.013, opponent_think_s=0.742)
+    monkeypatch.setattr(train.evaluate, "compare", lambda *a, **k: [row])
+    assert train.cli.main_job(argparse.Namespace(seed=0)) == 0
+    out = capsys.readouterr().out
+    assert "|---|" not in out and "┃ opponent" in out and "(1.8%)" in out
+    from agents.report import print_result
+
+    print_result(run_tournament("setback", ["heuristic", "random"], games=2, seed=1, max_hands=1))
+    assert "┃ agent" in capsys.readouterr().out
