@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from pathlib import Path
 
 from .tournament import TournamentResult
@@ -108,22 +109,57 @@ def write_csv(result: TournamentResult, path) -> None:
             w.writerow([getattr(s, k) for k in COLUMNS])
 
 
+LABEL_LINE, LABEL_MAX = 22, 48  # characters a chart label's line holds, and a whole label
+
+
+def chart_label(name: str) -> str:
+    """An agent's name as a bar's label: a long spec (a checkpoint path) keeps its start and its end
+    (``checkpoint:runs/…/best.safetensors``), wrapped after ':' or '/' into lines of LABEL_LINE."""
+    if len(name) > LABEL_MAX:
+        name = name[:LABEL_MAX // 2 - 1] + "…" + name[-(LABEL_MAX // 2):]
+    lines, line = [], ""
+    for part in re.split(r"(?<=[:/])", name):  # the pieces, each ending at a ':' or '/'
+        while len(part) > LABEL_LINE:  # a piece too long for a line on its own is cut
+            if line:
+                lines.append(line)
+                line = ""
+            lines.append(part[:LABEL_LINE])
+            part = part[LABEL_LINE:]
+        if len(line) + len(part) > LABEL_LINE:
+            lines.append(line)
+            line = ""
+        line += part
+    return "\n".join(lines + [line] if line else lines)
+
+
 def write_plot(result: TournamentResult, path) -> None:
-    """Win rates in percent, as in the table, with Wilson 95% whiskers, value labels and the fair share."""
+    """The chart of ``plot`` as a PNG file."""
+    import matplotlib.pyplot as plt
+
+    fig = plot(result)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def plot(result: TournamentResult):
+    """A matplotlib Figure: win rates in percent, as in the table, with Wilson 95% whiskers, value labels
+    and the fair share; each agent's label shortened and wrapped (chart_label) so that none overlap."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    names = [s.name for s in result.stats]
+    names = [chart_label(s.name) for s in result.stats]
     rates = [100 * s.win_rate for s in result.stats]
     # (clamped: rounding can put a 0% or 100% rate a hair outside its own interval)
     errors = [[max(0.0, 100 * (s.win_rate - s.win_low)) for s in result.stats],
               [max(0.0, 100 * (s.win_high - s.win_rate)) for s in result.stats]]
-    fig, ax = plt.subplots(figsize=(max(4, 1.5 * len(names)), 3.8))
+    # Each bar as wide as its longest label line needs (about 0.08 inch a character at 9 points).
+    widest = max(len(line) for name in names for line in name.split("\n"))
+    fig, ax = plt.subplots(figsize=(max(4, max(1.5, 0.08 * widest + 0.4) * len(names)), 3.8))
     x = range(len(names))
     ax.bar(x, rates, yerr=errors, capsize=6, color="#4c72b0")
-    ax.set_xticks(list(x), names)
+    ax.set_xticks(list(x), names, fontsize=9)
     for i, s in enumerate(result.stats):
         ax.annotate(f"{100 * s.win_rate:.1f}%", (i, 100 * s.win_high), textcoords="offset points", xytext=(0, 3),
                     ha="center", fontsize=8)
@@ -137,5 +173,4 @@ def write_plot(result: TournamentResult, path) -> None:
     c = result.config
     ax.set_title(f"{c['variant']}, {c['games']} duplicate games, seed {c['seed']}", fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    return fig

@@ -141,6 +141,26 @@ def test_plot_draws_rates_of_zero_and_one(tmp_path):
     assert (tmp_path / "p.png").read_bytes()[:4] == b"\x89PNG"
 
 
+def test_the_charts_labels_of_long_specs_are_shortened_and_never_overlap():
+    import matplotlib.pyplot as plt
+
+    from agents.report import LABEL_LINE, plot
+
+    names = ["checkpoint:runs/setback-exit-20261202-0131/generations/best.safetensors",
+             "pimcnet:12:checkpoints/setback_with_a_very_long_directory_name/policy.safetensors",
+             "checkpoint:" + "x" * 300, "heuristic"]
+    result = run_tournament("setback", ["heuristic", "random", "random", "heuristic"], games=4, seed=1, max_hands=1,
+                            names=names, partnerships=False)
+    fig = plot(result)
+    fig.canvas.draw()
+    labels = fig.axes[0].get_xticklabels()
+    assert [t.get_text().replace("\n", "") for t in labels][-1] == "heuristic"
+    assert all(len(line) <= LABEL_LINE for t in labels for line in t.get_text().split("\n"))
+    boxes = [t.get_window_extent() for t in labels]
+    assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+    plt.close(fig)
+
+
 # ---------------------------------------------------------------- hostile options, kills and interrupts
 @pytest.mark.parametrize("argv, names", [
     (["--agents", ",random"], "empty spec"),
