@@ -34,6 +34,8 @@ def resolve_policy_path(text) -> Path:
         if path.is_file():
             return path
         path.stat()  # neither: a missing path, or one the system refuses (the error says which)
+        raise CheckpointError(f"checkpoint {_short(text)} is not a regular file (a FIFO, device or socket): give a "
+                              ".safetensors file or a checkpoint or run directory")
     except OSError as e:
         why = {errno.ENAMETOOLONG: "a name in it is too long", errno.ELOOP: "it loops through symlinks",
                errno.EACCES: "permission denied", errno.ENOTDIR: "a part of it is a file, not a folder"}
