@@ -184,7 +184,9 @@ def _term_as_interrupt():
     def interrupt(signum, frame):
         raise KeyboardInterrupt
 
-    previous = {s: signal.signal(s, interrupt) for s in (signal.SIGTERM, signal.SIGHUP)}
+    # A signal already ignored stays ignored: under nohup a closed terminal must not stop the run.
+    previous = {s: signal.signal(s, interrupt) for s in (signal.SIGTERM, signal.SIGHUP)
+                if signal.getsignal(s) is not signal.SIG_IGN}
     try:
         yield
     finally:
