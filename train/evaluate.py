@@ -31,7 +31,7 @@ def compare(path, rules, opponents: list[str], games: int, seed: int = 0, worker
 
 
 HEADERS = ("opponent", "games", "win rate", "95% Wilson", "mean margin", "bids made", "truncated",
-           "CPU s/game: agent, opponent (agent's share)")
+           "CPU s/game: agent, opponent (ratio)")  # ratio: the agent's time as a percentage of the opponent's
 
 
 def cells(rows: list[dict]) -> list[tuple[str, ...]]:
