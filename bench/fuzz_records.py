@@ -31,7 +31,8 @@ def prepare(work: Path) -> None:
     for i, (variant, options) in enumerate([("setback", {"target_score": 5}), ("auction", {"max_hands": 3}),
                                            ("ten_point", {"max_hands": 2}), ("auction", {"target_score": 5}),
                                            ("auction", {"num_players": 6, "partnerships": True, "max_hands": 2}),
-                                           ("setback", {"shoot": "moon", "max_hands": 3})]):
+                                           ("setback", {"shoot": "moon", "max_hands": 3}),
+                                           ("setback", {}), ("auction", {})]):  # (the last two: a preset's own rules)
         g = Game(variant, seed=100 + i, **options)
         rng = random.Random(i)
         while not g.is_over:
@@ -134,12 +135,14 @@ def _record_mutation(rng: random.Random, r: dict) -> str:
 
 
 def labelled_or_fifo(rng: random.Random, path: Path, kind: str) -> Case:
-    """A FIFO (opening it must not wait for a writer), or a true record under another game's variant
-    name (its header would lie): both must be refused."""
+    """A FIFO (opening it must not wait for a writer), or a true record of a preset's own rules under
+    another preset's name (its header would lie): both must be refused."""
     if kind == "fifo":
         os.mkfifo(path)
     else:
-        r = copy.deepcopy(rng.choice(_BASE))
+        from pitch_env.rules import preset_of
+
+        r = copy.deepcopy(rng.choice([r for r in _BASE if preset_of(r["rules"])]))
         r["variant"] = rng.choice([v for v in ("setback", "auction", "ten_point") if v != r["variant"]])
         path.write_text(json.dumps(r))
     return Case("records", kind, path, True)

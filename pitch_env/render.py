@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from .rules import PRESETS, differing_options
+
 
 def _side_name(rules: dict, side: int, sides) -> str:
     seats = sides[side]
@@ -50,6 +52,11 @@ def render_record(record: dict) -> str:
     rules = record["rules"]
     head = (f"{record['variant']} · {rules['num_players']} players"
             f"{' in partnerships' if rules['partnerships'] else ''} · to {rules['target_score']} · seed {record['seed']}")
+    changed = differing_options(record["variant"], rules) if record["variant"] in PRESETS else []
+    changed = [k for k in changed if k not in ("partnerships", "target_score")]  # the header says these already
+    if changed:  # the header names the preset; say how these rules differ from it
+        head += (f" · rules changed from {record['variant']}: "
+                 + ", ".join(f"{k}={rules[k]!r}" for k in changed[:4]) + (", …" if len(changed) > 4 else ""))
     parts = [head] + [render_hand(record, h) for h in record["hands"]]
     if record["winner"] is not None:
         parts.append(f"Winner: {_side_name(rules, record['winner'], record['sides'])}; "

@@ -12,7 +12,7 @@ import reprlib
 from .cards import CARD_NAMES, parse_card
 from .engine import Game
 from .record import FORMAT, RecordError, game_record, hand_record
-from .rules import closest_presets, differing_options, rules as make_rules
+from .rules import differing_options, preset_of, rules as make_rules
 
 HOW = "records are written by `pitch play --save` or pitch_env.game_record (docs/record.md)"
 
@@ -171,15 +171,15 @@ def replay(record) -> Game:
 
 
 def _check_variant(variant: str, options: dict) -> None:
-    """The variant a record names must be the game its rules are, not a label over another preset's rules."""
-    closest = closest_presets(options)
-    if variant in closest:
+    """A record whose rules are exactly another preset's is that game under a wrong name (its header would
+    lie). Rules changed from the named preset are a game of that preset's family and are shown as such."""
+    exact = preset_of(options)
+    if exact is None or exact == variant:
         return
-    other = closest[0]
-    theirs, mine = differing_options(other, options), differing_options(variant, options)
-    raise RecordError(f"the record says variant {variant!r}, but its rules are {other}'s "
-                      f"({len(theirs)} option(s) differ from {other}, {len(mine)} from {variant}, e.g. "
-                      f"{mine[0]}={options[mine[0]]!r}): set its variant to {other!r} or give it {variant}'s rules")
+    changed = differing_options(variant, options)
+    raise RecordError(f"the record says variant {variant!r}, but its rules are exactly {exact}'s ({len(changed)} "
+                      f"option(s) differ from {variant}'s, e.g. {changed[0]}={_short(options[changed[0]])}): set its "
+                      f"variant to {exact!r}")
 
 
 def _new_game(rules, seed: int, deals: list) -> Game:

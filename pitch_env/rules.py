@@ -131,19 +131,18 @@ def variants() -> tuple[str, ...]:
 
 
 def differing_options(variant: str, options: dict[str, Any]) -> list[str]:
-    """The options of ``options`` (as ``Rules.as_dict`` writes them) that differ from preset ``variant``'s
-    defaults; the seat count and what follows from it (partnerships) are not counted."""
-    preset = PRESETS[variant]
-    return [k for k, v in options.items() if k in preset and k not in ("num_players", "player_counts")
-            and preset[k] != v]
+    """The options of ``options`` (as ``Rules.as_dict`` writes them) that differ from preset ``variant``
+    at the same number of players; every option when the preset is not played by that many."""
+    try:
+        base = rules(variant, num_players=options.get("num_players")).as_dict()
+    except (TypeError, ValueError):
+        return [k for k in options if k != "variant"]
+    return [k for k, v in options.items() if k != "variant" and base.get(k) != v]
 
 
-def closest_presets(options: dict[str, Any]) -> list[str]:
-    """The presets from which ``options`` differ in the fewest options: a record or card naming another
-    preset as its variant does not say which game it holds."""
-    distance = {name: len(differing_options(name, options)) for name in PRESETS}
-    least = min(distance.values())
-    return [name for name, d in distance.items() if d == least]
+def preset_of(options: dict[str, Any]) -> str | None:
+    """The preset whose rules ``options`` are exactly (at their number of players), if any."""
+    return next((name for name in PRESETS if not differing_options(name, options)), None)
 
 
 def rules(variant: str = "setback", **overrides: Any) -> Rules:

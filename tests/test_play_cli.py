@@ -274,6 +274,12 @@ def test_replay_refuses_a_record_whose_variant_is_not_its_rules(tmp_path, monkey
     rc, out, err = run(["replay", str(relabelled)], "", monkeypatch, capsys)
     assert rc == 2 and "ten_point" not in out and len(err.strip().splitlines()) == 1
     assert "variant 'ten_point'" in err and "setback" in err
+    # Rules changed from a preset are that preset's family: shown, with the header saying what changed.
+    custom = tmp_path / "custom.json"
+    run(["play", "--opponents", "heuristic", "--seed", "9", "--rule", "follow=follow_or_trump", "--save", str(custom)],
+        "1\n" * 3000, monkeypatch, capsys)
+    rc, out, _ = run(["replay", str(custom)], "", monkeypatch, capsys)
+    assert rc == 0 and "rules changed from setback: follow='follow_or_trump'" in out.splitlines()[0]
 
 
 def test_replay_refuses_a_fifo_without_waiting_for_a_writer(tmp_path):
