@@ -21,9 +21,21 @@ def _cmd_run(args) -> int:
     return main_job(args)
 
 
+# The example that ends each command's --help (a command may set its own epilog instead).
+EXAMPLES = {
+    "run": "pitch run --seed 1",
+    "train": "pitch train --config configs/quick.yaml --set total_steps=20000",
+    "exit": "pitch exit --config configs/exit/setback_recipe.yaml",
+    "tournament": "pitch tournament --agents pimc:12,heuristic --games 200",
+    "play": "pitch play --variant setback --opponents heuristic --save game.json",
+    "replay": "pitch replay game.json --hand 1",
+    "bench": "pitch bench",
+}
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pitch", description="Pitch (Setback) RL environment and agents.")
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     from train.cli import RUN_DESCRIPTION
 
     p = sub.add_parser("run", help="the main job of `make run`: train a small agent and compare it (< 3 min)",
@@ -32,11 +44,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_run)
     for name in _COMMAND_MODULES:
         importlib.import_module(name).register(sub)
+    for name, command in sub.choices.items():
+        if command.epilog is None and name in EXAMPLES:
+            command.epilog = f"example: {EXAMPLES[name]}"
     return parser
 
 
+def commands_text(parser: argparse.ArgumentParser) -> str:
+    """What bare ``pitch`` prints: every command with its one-line description."""
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    rows = [(c.dest, c.help or "") for c in sub._choices_actions]
+    width = max(len(name) for name, _ in rows)
+    lines = [f"{parser.description}", "", "usage: pitch COMMAND [options]   (pitch COMMAND --help for its options)",
+             "", "commands:"]
+    lines += [f"  {name:<{width}}  {text}" for name, text in rows]
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        print(commands_text(parser))
+        return 0
     return args.func(args) or 0
 
 

@@ -1,18 +1,23 @@
 """The one agent interface: ``act(observation, info) -> action index``, plus ``reset`` at game start.
 
-``observation`` and ``info`` are exactly what ``env.last()`` returns; an agent reads the rules
-(public) from the env it was built for and never the engine's hidden state. What the seat to move
-knows comes from ``info`` when the caller put it there (``"info_state"``, ``"infoset"``), else from
-the env it was built for (``env.unwrapped.info_state()`` / ``infoset()``), since the env's infos are
-plain and empty by default.
+``observation`` and ``info`` are exactly what ``env.last()`` returns, from any env of the agent's
+rules; an agent reads the rules (public) from the env it was built for and never the engine's
+hidden state. What the seat to move knows comes from ``info`` when the env put it there (env options
+``info_state=True``, ``infoset=True``); otherwise from the env the agent was built for, and only once
+the observation it was given is that env's current one: an agent never reads another game silently.
 """
 
 from __future__ import annotations
 
 import random
 
+import numpy as np
+
 from pitch_env.actions import ActionLayout
 from pitch_env.infostate import InfoState
+
+_ANOTHER = ("make the agent for the env it plays (agents.make(spec, env)), or have that env give the mover's "
+            "knowledge in its infos (pitch_env.env(..., info_state=True))")
 
 
 class Agent:
@@ -35,15 +40,40 @@ class Agent:
     def act(self, observation, info) -> int:
         raise NotImplementedError
 
-    def info_state(self, info) -> InfoState:
-        """The mover's InfoState (pitch_env/infostate.py): ``info["info_state"]`` if given, else the env's."""
+    def info_state(self, observation, info) -> InfoState:
+        """The mover's InfoState (pitch_env/infostate.py): ``info["info_state"]`` if given, else the one of
+        the env this agent was built for, when ``observation`` is that env's (ValueError otherwise)."""
         s = info.get("info_state") if info else None
-        return self._env.info_state() if s is None else s
+        if s is None:
+            return self._own_env(observation).info_state()
+        if s.rules is not self.rules and s.rules != self.rules:
+            raise ValueError(f"this {self.name} agent was made for the rules of {self.rules.variant} "
+                             f"({self.rules.num_players} players) and was given a seat of other rules "
+                             f"({s.rules.variant}, {s.rules.num_players} players): make an agent for those rules")
+        return s
 
-    def infoset(self, info) -> dict:
-        """The mover's readable infoset (pitch_env/infoset.py): ``info["infoset"]`` if given, else the env's."""
+    def infoset(self, observation, info) -> dict:
+        """The mover's readable infoset (pitch_env/infoset.py): ``info["infoset"]`` if given, else the
+        env's, as ``info_state``."""
         s = info.get("infoset") if info else None
-        return self._env.infoset() if s is None else s
+        return self._own_env(observation).infoset() if s is None else s
+
+    def _own_env(self, observation):
+        """The env this agent was built for, once ``observation`` is certainly its mover's current one."""
+        env = self._env
+        if env.game is None:
+            raise ValueError(f"this {self.name} agent's env was never reset, so the observation it was given "
+                             f"comes from another env: reset the env the agent was made for, or {_ANOTHER}")
+        given = observation["observation"] if isinstance(observation, dict) else observation
+        mine = env.observe(env.agent_selection)["observation"]
+        if np.shape(given) != mine.shape:
+            raise ValueError(f"this {self.name} agent was made for {self.rules.variant} rules (observations of "
+                             f"{mine.size} numbers) and was given one of {np.size(given)}: make an agent for "
+                             f"the rules it plays")
+        if not np.array_equal(given, mine):
+            raise ValueError(f"this {self.name} agent was given an observation that is not the current one of "
+                             f"the env it was made for (another env or game): {_ANOTHER}")
+        return env
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"

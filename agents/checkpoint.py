@@ -6,9 +6,49 @@ with a CheckpointError naming the difference, a policy trained for other rules o
 
 from __future__ import annotations
 
+import errno
+from pathlib import Path
+
 import numpy as np
 
-from pitch_env.policy import CheckpointError, load_policy  # noqa: F401  (CheckpointError re-exported)
+from pitch_env.policy import WEIGHTS_FILE, CheckpointError, load_policy  # noqa: F401  (CheckpointError re-exported)
+
+# Where a directory keeps its policy, in the order looked for: a checkpoint directory (checkpoints/NAME,
+# RUN/checkpoint), an expert-iteration run (train/exit.py keeps its best network), a training run.
+POLICY_IN_DIRECTORY = (WEIGHTS_FILE, "best.safetensors", f"checkpoint/{WEIGHTS_FILE}")
+
+
+def resolve_policy_path(text) -> Path:
+    """The policy file an agent spec's PATH names: a ``.safetensors`` file, a checkpoint directory or a
+    run directory (``pitch train``'s, ``pitch exit``'s). CheckpointError (one line) when there is none or
+    the path cannot be read (too long a name, a symlink loop, no permission, a file used as a folder)."""
+    path = Path(text)
+    try:
+        if path.is_dir():
+            found = next((path / name for name in POLICY_IN_DIRECTORY if (path / name).is_file()), None)
+            if found is None:
+                raise CheckpointError(f"checkpoint {_short(text)}: the directory holds no policy (looked for "
+                                      f"{', '.join(POLICY_IN_DIRECTORY)}); give a checkpoint or run directory "
+                                      "or a .safetensors file")
+            return found
+        if path.is_file():
+            return path
+        path.stat()  # neither: a missing path, or one the system refuses (the error says which)
+        raise CheckpointError(f"checkpoint {_short(text)} is not a regular file (a FIFO, device or socket): give a "
+                              ".safetensors file or a checkpoint or run directory")
+    except OSError as e:
+        why = {errno.ENAMETOOLONG: "a name in it is too long", errno.ELOOP: "it loops through symlinks",
+               errno.EACCES: "permission denied", errno.ENOTDIR: "a part of it is a file, not a folder"}
+        if e.errno != errno.ENOENT:
+            raise CheckpointError(f"checkpoint {_short(text)}: cannot be read ({why.get(e.errno, e.strerror)}); "
+                                  "give a .safetensors file or a checkpoint or run directory") from None
+    raise CheckpointError(f"checkpoint {_short(text)} not found: give a .safetensors file, a checkpoint directory "
+                          f"or a run directory (the shipped agents are in checkpoints/)")
+
+
+def _short(text) -> str:
+    text = str(text)
+    return repr(text if len(text) <= 80 else text[:40] + "…" + text[-30:])
 
 from .base import Agent
 from .heuristic import heuristic_action
@@ -22,7 +62,7 @@ class CheckpointAgent(Agent):
     def __init__(self, path, env, seed: int | None = None, deterministic: bool = True):
         super().__init__(env, seed)
         self.path = str(path)
-        self.policy, self.card = load_policy(path, self.rules)
+        self.policy, self.card = load_policy(resolve_policy_path(path), self.rules)
         self.name = f"checkpoint:{path}"
         self.deterministic = deterministic
         self._np_rng = np.random.default_rng(seed)
@@ -43,7 +83,7 @@ class CheckpointAgent(Agent):
         if type(mask) is not np.ndarray:
             mask = np.asarray(mask)
         if self._hinted:  # the mover's InfoState: the hint reads it, and it knows the legal moves
-            state = self.info_state(info)
+            state = self.info_state(observation, info)
             if self.deterministic and len(state.legal) == 1:  # a forced move needs no thought
                 return state.legal[0]
             hint = heuristic_action(state, self.layout)

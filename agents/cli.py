@@ -17,6 +17,7 @@ from pitch_env.replay import replay
 from pitch_env.render import render_hand, render_record
 
 from .base import turns
+from .workers import check_workers
 
 
 class _Help(argparse.HelpFormatter):
@@ -124,7 +125,6 @@ def _value(text: str):
 
 # Far beyond any real tournament; larger numbers only build job lists or process pools that never end.
 MAX_GAMES = 10_000_000
-MAX_WORKERS = 256
 
 
 def _fail(message: str) -> int:
@@ -143,9 +143,10 @@ def cmd_tournament(args) -> int:
         rules = pitch_env.rules(args.variant, **options)
         if not 1 <= args.games <= MAX_GAMES:
             raise ValueError(f"--games {args.games}: play 1 to {MAX_GAMES:,} games")
-        if not 1 <= args.workers <= MAX_WORKERS:
-            raise ValueError(f"--workers {args.workers}: use 1 to {MAX_WORKERS} processes (1 plays in this process; "
+        if args.workers < 1:
+            raise ValueError(f"--workers {args.workers}: use 1 or more processes (1 plays in this process; "
                              f"this machine has {os.cpu_count()} cores)")
+        check_workers(args.workers, "--workers")
         if args.resume and not args.results:
             raise ValueError("--resume continues the tournament in --results FILE: give that file")
         # Before any game: an hour of play must not end at an unwritable path.
@@ -193,15 +194,19 @@ def cmd_tournament(args) -> int:
 
 @contextlib.contextmanager
 def _term_as_interrupt():
-    """A plain ``kill`` (SIGTERM) ends a tournament like Ctrl-C: report the games so far, then exit."""
+    """A plain ``kill`` (SIGTERM) or a closed terminal (SIGHUP) ends a tournament or a game like
+    Ctrl-C: the tournament reports the games so far, the game is saved, then the command exits."""
     def interrupt(signum, frame):
         raise KeyboardInterrupt
 
-    previous = signal.signal(signal.SIGTERM, interrupt)
+    # A signal already ignored stays ignored: under nohup a closed terminal must not stop the run.
+    previous = {s: signal.signal(s, interrupt) for s in (signal.SIGTERM, signal.SIGHUP)
+                if signal.getsignal(s) is not signal.SIG_IGN}
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for s, handler in previous.items():
+            signal.signal(s, handler)
 
 
 def _split_specs(text: str) -> list[str]:
@@ -247,11 +252,11 @@ def _check_specs(variant: str, options: dict, rules, specs: list[str]) -> None:
 # ---------------------------------------------------------------- play
 def cmd_play(args, read=input, write=print) -> int:
     from . import make
-    from .human import NOTATION, HumanAgent, QuitGame
+    from .human import HumanAgent, InputLost, QuitGame
 
     try:
         options = _rules_options(args)
-        env = pitch_env.env(args.variant, **options)
+        env = pitch_env.env(args.variant, info_state=True, **options)  # the opponents read the mover's info
         if args.save:
             check_output_path(args.save, "--save")
     except ValueError as e:
@@ -287,16 +292,20 @@ def cmd_play(args, read=input, write=print) -> int:
     write(_intro(raw.rules, labels, args.seat, seed, args.variant))
     shown = 0
     try:
-        for name, obs, info in turns(env):
-            seat = raw.agent_name_mapping[name]
-            action = players[seat].act(obs, info)
-            if seat != args.seat:
-                write(_public_move(seat, labels[seat], raw.action_name(action)))
-            env.step(action)
-            shown = _show_finished_hands(raw.game_record(), shown, write)
-    except (QuitGame, KeyboardInterrupt):  # quit, Ctrl-D or Ctrl-C: keep the game so far
-        write("\nGame stopped.")
-        _save(raw, args.save, write)
+        with _term_as_interrupt():
+            for name, obs, info in turns(env):
+                seat = raw.agent_name_mapping[name]
+                action = players[seat].act(obs, info)
+                if seat != args.seat:
+                    write(_public_move(seat, labels[seat], raw.action_name(action)))
+                env.step(action)
+                shown = _show_finished_hands(raw.game_record(), shown, write)
+    except InputLost as e:  # stdin closed or gone: keep the game so far, then say why in one line
+        _save(raw, args.save)
+        return _fail(f"{e}; the game stopped{_saved_to(args.save)}")
+    except (QuitGame, KeyboardInterrupt):  # quit, Ctrl-D, Ctrl-C, kill or a closed terminal: keep the game so far
+        _save(raw, args.save)  # first: a closed terminal may refuse every line written after
+        _quiet(write)("\nGame stopped." + _saved_line(args.save))
         return 0
     record = raw.game_record()
     if record["winner"] is not None:
@@ -305,8 +314,28 @@ def cmd_play(args, read=input, write=print) -> int:
         write(f"\n{who}! Final scores {record['final_scores']}.")
     else:
         write(f"\nThe game was truncated after {len(record['hands'])} hands; scores {record['final_scores']}.")
-    _save(raw, args.save, write)
+    _save(raw, args.save)
+    write(_saved_line(args.save).strip())
     return 0
+
+
+def _quiet(write):
+    """``write`` that drops what a closed terminal (SIGHUP, EIO) or a closed pipe refuses."""
+    def say(text):
+        with contextlib.suppress(OSError, ValueError):
+            write(text)
+
+    return say
+
+
+def _saved_to(path) -> str:
+    return f" (saved to {path})" if path else " (not saved: add --save FILE to keep a game)"
+
+
+def _saved_line(path) -> str:
+    if path:
+        return f"\nRecord saved to {path} (pitch replay {path})."
+    return "\nNot saved: add --save FILE next time to keep the record (pitch replay FILE shows it)."
 
 
 def _intro(rules, labels, seat, seed, variant) -> str:
@@ -354,13 +383,12 @@ def _hand_result(record: dict, h: dict) -> str:
     return "\n".join(lines)
 
 
-def _save(raw, path, write) -> None:
+def _save(raw, path) -> None:
     if path:
         # Written beside the target and renamed into place: a second Ctrl-C leaves no half file.
         tmp = Path(path).with_name(f".{Path(path).name}.tmp")
         save_record(raw.game_record(), tmp)
         os.replace(tmp, path)
-        write(f"Record saved to {path} (pitch replay {path}).")
 
 
 # ---------------------------------------------------------------- replay

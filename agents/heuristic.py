@@ -79,4 +79,4 @@ class HeuristicAgent(Agent):
     name = "heuristic"
 
     def act(self, observation, info) -> int:
-        return heuristic_action(self.info_state(info), self.layout)
+        return heuristic_action(self.info_state(observation, info), self.layout)

@@ -1,5 +1,6 @@
 """A person at the terminal as an agent: shows the seat's own view, numbers the legal moves, and
-asks until it gets one (by number or by name). End of input (Ctrl-D) or ``quit`` raises ``QuitGame``.
+asks until it gets one (by number or by name). End of input (Ctrl-D) or ``quit`` raises ``QuitGame``;
+input that is closed or gone (``pitch play 0<&-``, a hung-up terminal) raises ``InputLost``.
 """
 
 from __future__ import annotations
@@ -11,6 +12,10 @@ from .base import Agent, legal_actions
 
 class QuitGame(Exception):
     """The person asked to stop (``quit`` or end of input)."""
+
+
+class InputLost(Exception):
+    """The person's input cannot be read at all: stdin closed, missing or failing."""
 
 
 class HumanAgent(Agent):
@@ -25,13 +30,17 @@ class HumanAgent(Agent):
         legal = legal_actions(observation, info)
         names = [self.layout.names[a] for a in legal]
         self.write("")
-        self.write(render_view(self.infoset(info)))
+        self.write(render_view(self.infoset(observation, info)))
         self.write(moves_text(names))
         while True:
             try:
                 answer = self.read("Your move (number or name, '?' to list, 'quit' to stop): ")
             except EOFError:
                 raise QuitGame from None
+            except (RuntimeError, OSError, ValueError) as e:
+                # input() raises RuntimeError without a sys.stdin, ValueError on a closed one, OSError on a dead tty
+                raise InputLost(f"cannot read your move from standard input ({' '.join(str(e).split()) or type(e).__name__}): "
+                                "run pitch play in a terminal, or pipe the moves in") from None
             choice = parse_move(answer, names)
             if choice == "quit":
                 raise QuitGame

@@ -157,10 +157,12 @@ class NetPIMCAgent(Agent):
 
     def __init__(self, env, path, worlds: int = 12, seed: int | None = None, switch_z: float = SWITCH_Z):
         super().__init__(env, seed=seed)
-        policy, _ = load_policy(path, self.rules)
+        from .checkpoint import resolve_policy_path
+
+        policy, _ = load_policy(resolve_policy_path(path), self.rules)
         self.searcher = NetSearch(policy, self.rules, worlds, self.rng, switch_z)
         self.name = f"pimcnet:{worlds}:{path}"
 
     def act(self, observation, info) -> int:
         return self.searcher.decide(np.asarray(observation["observation"], np.float32),
-                                    np.asarray(observation["action_mask"], bool), self.info_state(info)).action
+                                    np.asarray(observation["action_mask"], bool), self.info_state(observation, info)).action

@@ -36,7 +36,7 @@ class PIMCAgent(HeuristicAgent):
         self.name = f"pimc:{worlds}:{bid_worlds}" if bid_worlds else f"pimc:{worlds}"
 
     def act(self, observation, info) -> int:
-        v = self.info_state(info)
+        v = self.info_state(observation, info)
         legal = list(v.legal)
         choice = heuristic_action(v, self.layout)
         if len(legal) == 1 or v.phase not in SEARCHED and not (v.phase == BID and self.bid_worlds):

@@ -1,9 +1,11 @@
-"""Presenting a TournamentResult: a rich table, JSON, CSV and a bar chart of win rates (matplotlib, Agg)."""
+"""Presenting results: the one table style of the commands (rich), and a TournamentResult as a table, JSON,
+CSV and a bar chart of win rates (matplotlib, Agg)."""
 
 from __future__ import annotations
 
 import csv
 import json
+import re
 from pathlib import Path
 
 from .tournament import TournamentResult
@@ -17,53 +19,63 @@ CAPTION = ("margin: the agent's side's final score minus the best other side's, 
            "pitched (won the auction) in which it made its bid, 'of N' such hands. CPU s/game: its thinking time.")
 
 
-def table(result: TournamentResult):
+def render_table(title: str, headers, rows, caption: str | None = None):
+    """The one table style of the commands (pitch tournament, make run): a rich Table, the first
+    column left-aligned, the numbers right-aligned."""
     from rich.table import Table
 
-    c = result.config
-    t = Table(title=f"{c['variant']} · {c['rules']['num_players']} players"
-                    f"{' in partnerships' if c['rules']['partnerships'] else ' solo'} · {c['games']} games "
-                    f"({c['deals']} deals × {len(c['rotations'])} seatings) · seed {c['seed']}",
-              caption=CAPTION, caption_justify="left")
-    for head in ("agent", "games", "won", "win rate [95% Wilson]", "margin", "pts/hand", "bids made",
-                 "CPU s/game"):
-        t.add_column(head, justify="left" if head == "agent" else "right")
-    for s in result.stats:
-        t.add_row(s.name, str(s.games), str(s.wins), f"{s.win_rate:.1%} [{s.win_low:.1%}, {s.win_high:.1%}]",
-                  f"{s.mean_margin:+.2f}", f"{s.points_per_hand:.3f}",
-                  f"{s.bids_made:.1%} of {s.pitched}", f"{s.think_s_per_game:.3f}")
+    t = Table(title=title, caption=caption, caption_justify="left")
+    for i, head in enumerate(headers):
+        t.add_column(head, justify="left" if i == 0 else "right")
+    for row in rows:
+        t.add_row(*map(str, row))
     return t
+
+
+def console():
+    """A console for the tables: the terminal's, or wide enough that a table in a log or pipe never wraps."""
+    from rich.console import Console
+
+    c = Console()
+    return c if c.is_terminal else Console(width=140)
+
+
+def games_played(c: dict) -> str:
+    """The games a result holds: after Ctrl-C, the games played of those planned."""
+    planned = c.get("planned_games", c["games"])
+    if c["games"] != planned:
+        return f"{c['games']} of {planned} planned games (interrupted)"
+    return f"{c['games']} games ({c['deals']} deals × {len(c['rotations'])} seatings)"
+
+
+def table(result: TournamentResult):
+    c = result.config
+    title = (f"{c['variant']} · {c['rules']['num_players']} players"
+             f"{' in partnerships' if c['rules']['partnerships'] else ' solo'} · {games_played(c)} · seed {c['seed']}")
+    rows = [(s.name, s.games, s.wins, f"{s.win_rate:.1%} [{s.win_low:.1%}, {s.win_high:.1%}]", f"{s.mean_margin:+.2f}",
+             f"{s.points_per_hand:.3f}", f"{s.bids_made:.1%} of {s.pitched}", f"{s.think_s_per_game:.3f}")
+            for s in result.stats]
+    return render_table(title, ("agent", "games", "won", "win rate [95% Wilson]", "margin", "pts/hand", "bids made",
+                                "CPU s/game"), rows, CAPTION)
 
 
 def ratings_table(result: TournamentResult):
-    from rich.table import Table
-
-    t = Table(title="OpenSkill (Plackett-Luce) ratings, ordinal = mu - 3 sigma")
-    for head in ("agent", "ordinal", "mu", "sigma"):
-        t.add_column(head, justify="left" if head == "agent" else "right")
-    for r in sorted(result.ratings, key=lambda r: -r.ordinal):
-        t.add_row(r.name, f"{r.ordinal:.2f}", f"{r.mu:.2f}", f"{r.sigma:.2f}")
-    return t
+    rows = [(r.name, f"{r.ordinal:.2f}", f"{r.mu:.2f}", f"{r.sigma:.2f}")
+            for r in sorted(result.ratings, key=lambda r: -r.ordinal)]
+    return render_table("OpenSkill (Plackett-Luce) ratings, ordinal = mu - 3 sigma", ("agent", "ordinal", "mu", "sigma"),
+                        rows)
 
 
-def print_result(result: TournamentResult, console=None) -> None:
-    from rich.console import Console
-
-    if console is None:
-        console = Console()
-        if not console.is_terminal:  # logs and pipes: wide enough that the table never wraps
-            console = Console(width=140)
-    console.print(table(result))
+def print_result(result: TournamentResult, out=None) -> None:
+    out = out or console()
+    out.print(table(result))
     if result.ratings:
-        console.print(ratings_table(result))
-    console.print(f"truncated games (won by nobody): {result.truncated}; wall time {result.wall_s:.1f} s")
+        out.print(ratings_table(result))
+    out.print(f"truncated games (won by nobody): {result.truncated}; wall time {result.wall_s:.1f} s")
     if result.interrupted:
-        console.print(f"interrupted: these are the {_played(result)} games finished before Ctrl-C")
-
-
-def _played(result: TournamentResult) -> str:
-    c = result.config
-    return f"{c['games']} of {c.get('planned_games', c['games'])}"
+        c = result.config
+        out.print(f"interrupted: these are the {c['games']} games finished before Ctrl-C "
+                  f"(of {c.get('planned_games', c['games'])} planned)")
 
 
 def fair_shares(result: TournamentResult) -> list[float]:
@@ -97,22 +109,57 @@ def write_csv(result: TournamentResult, path) -> None:
             w.writerow([getattr(s, k) for k in COLUMNS])
 
 
+LABEL_LINE, LABEL_MAX = 22, 48  # characters a chart label's line holds, and a whole label
+
+
+def chart_label(name: str) -> str:
+    """An agent's name as a bar's label: a long spec (a checkpoint path) keeps its start and its end
+    (``checkpoint:runs/…/best.safetensors``), wrapped after ':' or '/' into lines of LABEL_LINE."""
+    if len(name) > LABEL_MAX:
+        name = name[:LABEL_MAX // 2 - 1] + "…" + name[-(LABEL_MAX // 2):]
+    lines, line = [], ""
+    for part in re.split(r"(?<=[:/])", name):  # the pieces, each ending at a ':' or '/'
+        while len(part) > LABEL_LINE:  # a piece too long for a line on its own is cut
+            if line:
+                lines.append(line)
+                line = ""
+            lines.append(part[:LABEL_LINE])
+            part = part[LABEL_LINE:]
+        if len(line) + len(part) > LABEL_LINE:
+            lines.append(line)
+            line = ""
+        line += part
+    return "\n".join(lines + [line] if line else lines)
+
+
 def write_plot(result: TournamentResult, path) -> None:
-    """Win rates in percent, as in the table, with Wilson 95% whiskers, value labels and the fair share."""
+    """The chart of ``plot`` as a PNG file."""
+    import matplotlib.pyplot as plt
+
+    fig = plot(result)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def plot(result: TournamentResult):
+    """A matplotlib Figure: win rates in percent, as in the table, with Wilson 95% whiskers, value labels
+    and the fair share; each agent's label shortened and wrapped (chart_label) so that none overlap."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    names = [s.name for s in result.stats]
+    names = [chart_label(s.name) for s in result.stats]
     rates = [100 * s.win_rate for s in result.stats]
     # (clamped: rounding can put a 0% or 100% rate a hair outside its own interval)
     errors = [[max(0.0, 100 * (s.win_rate - s.win_low)) for s in result.stats],
               [max(0.0, 100 * (s.win_high - s.win_rate)) for s in result.stats]]
-    fig, ax = plt.subplots(figsize=(max(4, 1.5 * len(names)), 3.8))
+    # Each bar as wide as its longest label line needs (about 0.08 inch a character at 9 points).
+    widest = max(len(line) for name in names for line in name.split("\n"))
+    fig, ax = plt.subplots(figsize=(max(4, max(1.5, 0.08 * widest + 0.4) * len(names)), 3.8))
     x = range(len(names))
     ax.bar(x, rates, yerr=errors, capsize=6, color="#4c72b0")
-    ax.set_xticks(list(x), names)
+    ax.set_xticks(list(x), names, fontsize=9)
     for i, s in enumerate(result.stats):
         ax.annotate(f"{100 * s.win_rate:.1f}%", (i, 100 * s.win_high), textcoords="offset points", xytext=(0, 3),
                     ha="center", fontsize=8)
@@ -126,5 +173,4 @@ def write_plot(result: TournamentResult, path) -> None:
     c = result.config
     ax.set_title(f"{c['variant']}, {c['games']} duplicate games, seed {c['seed']}", fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    return fig

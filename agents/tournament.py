@@ -18,6 +18,7 @@ import pitch_env
 
 from .base import turns
 from .stats import Rating, openskill_ratings, wilson
+from .workers import check_workers
 
 AgentSpec = str | Callable  # a spec for agents.make, or factory(env, seed) -> Agent (picklable for workers > 1)
 
@@ -121,8 +122,9 @@ def _setup(variant: str, options: dict, specs: list, names: list[str], worker: b
 
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the pool's terminate() must just end them
-    _worker.update(env=pitch_env.env(variant, illegal_action="raise", **options), specs=specs, names=names,
-                   agents={})
+    # info_state=True: each agent reads the mover's knowledge from the info it is given (agents/base.py)
+    _worker.update(env=pitch_env.env(variant, illegal_action="raise", info_state=True, **options), specs=specs,
+                   names=names, agents={})
 
 
 def _agent(index: int, seat: int):
@@ -218,8 +220,9 @@ def run_tournament(variant: str = "setback", agents: list[AgentSpec] = ("heurist
     the first games this run plays in deal order (games a resumed run skips have none).
     """
     specs = list(agents)
-    if not isinstance(workers, int) or workers < 1:
+    if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
         raise ValueError(f"workers={workers!r}: use 1 or more processes")
+    check_workers(workers, "workers")
     if names is None:
         names = [s if isinstance(s, str) else getattr(s, "__name__", f"agent{i}") for i, s in enumerate(specs)]
     names = _unique(names)

@@ -48,7 +48,7 @@ class SearchedBids:
             s.reset(None if seed is None else seed * 31 + k)
 
     def act(self, observation, info) -> int:
-        if self.searches and self.searches[0].info_state(info).phase == BID:
+        if self.searches and self.searches[0].info_state(observation, info).phase == BID:
             votes = collections.Counter(s.act(observation, info) for s in self.searches)
             return votes.most_common(1)[0][0]
         return self.net.act(observation, info)
@@ -81,7 +81,7 @@ def agree(args) -> None:
                 env.step(heuristic.act(observation, info))
                 continue
             action = net.act(observation, info)
-            if search.info_state(info).phase == BID and observation["action_mask"].sum() > 1:
+            if search.info_state(observation, info).phase == BID and observation["action_mask"].sum() > 1:
                 choices[names[action], names[heuristic.act(observation, info)], names[search.act(observation, info)]] += 1
             env.step(action)
     total = sum(choices.values())

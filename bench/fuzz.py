@@ -66,7 +66,11 @@ def refused(e: BaseException, case: Case, refused_valid: str) -> tuple[str, str]
 
 def cleanup(case: Case) -> None:
     """Remove a case's input: its file, or the empty directory a ``directory`` mutation made."""
-    if case.path.is_dir():
+    try:
+        is_dir = case.path.is_dir()
+    except OSError:  # a path the system refuses (a name too long): nothing was made there
+        return
+    if is_dir:
         case.path.rmdir()
     else:
         case.path.unlink(missing_ok=True)

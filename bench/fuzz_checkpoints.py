@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import random
 from pathlib import Path
 
@@ -119,6 +120,39 @@ def _semantic(rng: random.Random, tensors: dict, card: dict) -> tuple[str, dict,
     return kind, t, c, text
 
 
+def _long_name(work: Path, i: int, raw: bytes) -> Path:
+    return work / ("x" * 300) / "policy.safetensors"  # a component past the system's 255 bytes
+
+
+def _symlink_loop(work: Path, i: int, raw: bytes) -> Path:
+    path = work / f"c{i}.loop"
+    path.symlink_to(path.name)
+    return path
+
+
+def _fifo(work: Path, i: int, raw: bytes) -> Path:
+    path = work / f"c{i}.fifo"
+    os.mkfifo(path)
+    return path
+
+
+def _file_as_folder(work: Path, i: int, raw: bytes) -> Path:
+    path = work / f"c{i}.safetensors"
+    path.write_bytes(raw)
+    return path / "policy.safetensors"  # the real file used as a folder
+
+
+def _run_without_policy(work: Path, i: int, raw: bytes) -> Path:
+    path = work / f"c{i}.run"
+    (path / "checkpoint").mkdir(parents=True)  # a run directory whose checkpoint holds no policy
+    return path
+
+
+# Paths the system or the resolver must refuse (agents/checkpoint.resolve_policy_path).
+_PATHS = {"long_name": _long_name, "symlink_loop": _symlink_loop, "fifo": _fifo, "file_as_folder": _file_as_folder,
+          "run_without_policy": _run_without_policy}
+
+
 def make_case(rng: random.Random, work: Path, i: int) -> Case:
     variant, tensors, card, raw = rng.choice(_BASE)
     path = work / f"c{i}.safetensors"
@@ -128,7 +162,8 @@ def make_case(rng: random.Random, work: Path, i: int) -> Case:
         return Case("checkpoints", f"{variant}:none", path, False)
     if roll < 0.45:  # damage to the bytes: refusal expected, unless the damage missed everything that matters
         data = bytearray(raw)
-        kind = rng.choice(["truncate", "flip", "empty", "noise", "header_length", "header_garbage", "directory"])
+        kind = rng.choice(["truncate", "flip", "empty", "noise", "header_length", "header_garbage", "directory",
+                           "long_name", "symlink_loop", "fifo", "file_as_folder", "run_without_policy"])
         if kind == "truncate":
             data = data[:rng.randrange(len(data))]
         elif kind == "flip":
@@ -149,11 +184,13 @@ def make_case(rng: random.Random, work: Path, i: int) -> Case:
             path.mkdir()
             if rng.random() < 0.5:
                 (path / "policy.safetensors").mkdir()
+        elif kind in _PATHS:
+            path = _PATHS[kind](work, i, raw)
         else:
             path.write_bytes(bytes(data))
         # (a flipped bit may miss everything that matters: then loading and playing is fine too)
         return Case("checkpoints", f"{variant}:{kind}", path,
-                    True if kind in ("empty", "noise", "directory", "truncate") else None)
+                    True if kind in ("empty", "noise", "directory", "truncate", *_PATHS) else None)
     kind, t, c, text = _semantic(rng, tensors, card)
     _write(path, t, c, text)
     return Case("checkpoints", f"{variant}:{kind}", path, True)
@@ -196,7 +233,15 @@ def check(case: Case) -> tuple[str, str]:
 
 
 def cleanup(case: Case) -> None:
+    kind = case.mutation.split(":")[1]
+    if kind == "long_name":  # nothing could be made there
+        return
+    if kind == "file_as_folder":
+        case.path.parent.unlink()
+        return
+    if kind == "run_without_policy":
+        (case.path / "checkpoint").rmdir()
     inner = case.path / "policy.safetensors"  # a run directory whose weights file is a directory
-    if inner.is_dir():
+    if not case.path.is_symlink() and inner.is_dir():
         inner.rmdir()
     remove_input(case)

@@ -1,6 +1,6 @@
 """Hostile game records for bench/fuzz.py: real records of seeded games, mutated (missing keys,
-wrong types, deep nesting, illegal moves, bad cards, wrong winners and scores, files that are not
-records), each given to ``pitch replay PATH``.
+wrong types, deep nesting, illegal moves, bad cards, wrong winners and scores, another game's variant
+name, files that are not records, FIFOs), each given to ``pitch replay PATH``.
 
 The rules decide what must be refused: a record is true only if the engine, replaying its deals
 and moves, writes exactly that record again; ``pitch replay`` must refuse every other one.
@@ -12,6 +12,7 @@ import contextlib
 import copy
 import io
 import json
+import os
 import random
 from pathlib import Path
 
@@ -30,7 +31,8 @@ def prepare(work: Path) -> None:
     for i, (variant, options) in enumerate([("setback", {"target_score": 5}), ("auction", {"max_hands": 3}),
                                            ("ten_point", {"max_hands": 2}), ("auction", {"target_score": 5}),
                                            ("auction", {"num_players": 6, "partnerships": True, "max_hands": 2}),
-                                           ("setback", {"shoot": "moon", "max_hands": 3})]):
+                                           ("setback", {"shoot": "moon", "max_hands": 3}),
+                                           ("setback", {}), ("auction", {})]):  # (the last two: a preset's own rules)
         g = Game(variant, seed=100 + i, **options)
         rng = random.Random(i)
         while not g.is_over:
@@ -68,6 +70,10 @@ def _delete(record, path):
 _WRONG = ["x", -1, 10**30, 1.5, float("nan"), None, True, [], {}, [1, 2], {"a": 1}, "ZZ", "AS" * 500]
 
 
+def _is_seat(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
 def _record_mutation(rng: random.Random, r: dict) -> str:
     """Change ``r`` in place; the name of the change."""
     hands = [h for h in r["hands"] if h["tricks"]]
@@ -96,7 +102,8 @@ def _record_mutation(rng: random.Random, r: dict) -> str:
             h["deal"][seat][rng.randrange(len(h["deal"][seat]))] = rng.choice(["ZZ", "1S", "AX", "", "as ", 7])
     elif kind == "winner" and hands:
         t = rng.choice(rng.choice(hands)["tricks"])
-        t["winner"] = (t["winner"] + rng.randint(1, 5)) % 7
+        if _is_seat(t.get("winner")):  # (an earlier mutation may have retyped it)
+            t["winner"] = (t["winner"] + rng.randint(1, 5)) % 7
     elif kind == "score":
         h = rng.choice(r["hands"])
         h["scores"][rng.randrange(len(h["scores"]))] = rng.choice([999, -999, 12])
@@ -127,6 +134,20 @@ def _record_mutation(rng: random.Random, r: dict) -> str:
     return kind
 
 
+def labelled_or_fifo(rng: random.Random, path: Path, kind: str) -> Case:
+    """A FIFO (opening it must not wait for a writer), or a true record of a preset's own rules under
+    another preset's name (its header would lie): both must be refused."""
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        from pitch_env.rules import preset_of
+
+        r = copy.deepcopy(rng.choice([r for r in _BASE if preset_of(r["rules"])]))
+        r["variant"] = rng.choice([v for v in ("setback", "auction", "ten_point") if v != r["variant"]])
+        path.write_text(json.dumps(r))
+    return Case("records", kind, path, True)
+
+
 def make_case(rng: random.Random, work: Path, i: int) -> Case:
     path = work / f"r{i}.json"
     roll = rng.random()
@@ -140,14 +161,21 @@ def make_case(rng: random.Random, work: Path, i: int) -> Case:
         ])
         path.write_bytes(data)
         return Case("records", name, path, True)
-    if roll < 0.14:
+    if roll < 0.13:
         path.mkdir()
         return Case("records", "directory", path, True)
+    if roll < 0.16:
+        return labelled_or_fifo(rng, path, "fifo" if roll < 0.14 else "relabelled")
     r = copy.deepcopy(rng.choice(_BASE))
     if roll < 0.18:  # a true record, untouched: it must be shown, not refused
         path.write_text(json.dumps(r))
         return Case("records", "none", path, False)
-    names = [_record_mutation(rng, r) for _ in range(rng.choice([1, 1, 1, 2, 3]))]
+    names = []
+    for _ in range(rng.choice([1, 1, 1, 2, 3])):
+        try:
+            names.append(_record_mutation(rng, r))
+        except (KeyError, TypeError, IndexError, AttributeError):  # an earlier change removed what this one edits
+            break
     try:
         text = json.dumps(r)
     except (RecursionError, ValueError):

@@ -14,7 +14,9 @@ pitch_env/observer.py). The mask is the legal actions.
 Infos: plain and empty by default, so libraries that deep-copy, pickle or stack infos (SB3's
 VecEnv, Tianshou's buffer, TorchRL's specs) can. Rule-based agents ask for what a seat knows:
 ``env.unwrapped.infoset(agent)`` returns the readable mapping of pitch_env/infoset.py, and the
-option ``infoset=True`` puts that plain dict under ``infos[agent]["infoset"]`` of the agent to move.
+option ``infoset=True`` puts that plain dict under ``infos[agent]["infoset"]`` of the agent to move;
+``info_state=True`` puts its InfoState (pitch_env/infostate.py) under ``infos[agent]["info_state"]``,
+so that any agent of these rules can act on exactly what ``env.last()`` gives (agents/base.py).
 
 Copies: ``copy.deepcopy``, ``pickle`` and ``cloudpickle`` of an env mid-game give an independent env
 that plays on identically. Registered as ``pettingzoo.make("aec", "pitch/setback-v0")`` (also
@@ -106,24 +108,24 @@ class raw_env(AECEnv):
 
     def __init__(self, variant: str = "setback", render_mode: str | None = None, reward: str = "game",
                  episode: str = "game", illegal_reward: float = -1.0, illegal_action: str = "terminate",
-                 infoset: bool = False, win_bonus: float | None = None, **options):
+                 infoset: bool = False, win_bonus: float | None = None, info_state: bool = False, **options):
         super().__init__()
         for name, value in (("reward", reward), ("episode", episode), ("illegal_action", illegal_action)):
             if value not in _ENV_OPTIONS[name]:
                 raise ValueError(f"env option {name}={value!r} is not allowed: choose one of "
                                  f"{', '.join(map(repr, _ENV_OPTIONS[name]))}")
-        if not isinstance(infoset, bool):
-            raise ValueError(f"env option infoset={infoset!r} must be True or False")
+        for name, value in (("infoset", infoset), ("info_state", info_state)):
+            if not isinstance(value, bool):
+                raise ValueError(f"env option {name}={value!r} must be True or False")
         if episode == "hand" and reward == "game":
             raise ValueError("env option episode='hand' needs reward='hand' or 'relative': a single hand "
                              "has no game winner")
         if win_bonus is not None and reward != "relative":
             raise ValueError(f"env option win_bonus={win_bonus!r} only applies to reward='relative': "
                              f"drop it or set reward='relative'")
-        if win_bonus is not None and (isinstance(win_bonus, bool) or not isinstance(win_bonus, (int, float))):
-            raise ValueError(f"env option win_bonus={win_bonus!r} is not allowed: give a number, e.g. 1.0")
-        if isinstance(illegal_reward, bool) or not isinstance(illegal_reward, (int, float)) or illegal_reward != illegal_reward:
-            raise ValueError(f"env option illegal_reward={illegal_reward!r} is not allowed: give a number, e.g. -1.0")
+        if win_bonus is not None:
+            _check_number("win_bonus", win_bonus, "1.0")
+        _check_number("illegal_reward", illegal_reward, "-1.0")
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(f"render_mode={render_mode!r} is not supported: use None, 'ansi' or 'human'")
         try:
@@ -132,13 +134,13 @@ class raw_env(AECEnv):
             if "unknown rules option" not in str(e):
                 raise
             raise ValueError(f"{e}; the env's own options are render_mode, reward, win_bonus, episode, "
-                             "illegal_reward, illegal_action, infoset") from None
+                             "illegal_reward, illegal_action, infoset, info_state") from None
         # A hand-long episode is a one-hand game from a random dealer (drawn from the game's seed).
         self._game_rules = (dataclasses.replace(self.rules, first_dealer="random", max_hands=1)
                             if episode == "hand" else self.rules)
         self.render_mode, self.reward_mode, self.episode = render_mode, reward, episode
         self.illegal_reward, self.illegal_action = float(illegal_reward), illegal_action
-        self.infoset_in_info = infoset
+        self.infoset_in_info, self.info_state_in_info = infoset, info_state
         self.observer = Observer(self.rules)
         self._live = LiveTable(self.observer)
         n = self.rules.num_players
@@ -266,7 +268,12 @@ class raw_env(AECEnv):
         seat = self.game.current_seat
         agent = self.possible_agents[seat]
         self.agent_selection = agent
-        self.infos[agent] = {"infoset": infoset(self.game, seat)} if self.infoset_in_info else {}
+        info = {}
+        if self.infoset_in_info:
+            info["infoset"] = infoset(self.game, seat)
+        if self.info_state_in_info:
+            info["info_state"] = self.game.info_state(seat)
+        self.infos[agent] = info
 
     def _end_of_hand(self):
         game = self.game
@@ -319,6 +326,19 @@ class raw_env(AECEnv):
 
     def close(self):
         pass
+
+
+# Every float option of the env: finite, and small enough that a return stays a plain number.
+MAX_REWARD = 1e6
+
+
+def _check_number(name: str, value, example: str) -> None:
+    """A reward option must be a finite number within ±MAX_REWARD: NaN or inf would make every return NaN."""
+    ok = (isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+          and math.isfinite(value) and abs(value) <= MAX_REWARD)
+    if not ok:
+        raise ValueError(f"env option {name}={value!r} is not allowed: give a number, finite and "
+                         f"from {-MAX_REWARD:g} to {MAX_REWARD:g}, e.g. {name}={example}")
 
 
 def _seed(seed) -> int:

@@ -7,6 +7,8 @@ a record against the rules is replay.py's job.
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 
 from .cards import CARD_NAMES, SUITS
@@ -95,16 +97,25 @@ def load_record(path) -> dict:
     """A record file, read with its size capped and parsed as JSON; RecordError (one line) if it is not one.
 
     This checks only that the file holds a pitch record; ``replay`` checks it against the rules."""
-    p = Path(path)
-    if p.is_dir():
-        raise RecordError(f"{path} is a directory; give the JSON file of a game record (pitch play --save FILE)")
     try:
-        with open(p, "rb") as f:  # read at most one byte past the cap: a huge file is never read whole
-            data = f.read(MAX_RECORD_BYTES + 1)
+        # O_NONBLOCK: opening a FIFO must not wait for a writer; what is not a regular file is refused unread
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except FileNotFoundError:
         raise RecordError(f"no such file: {path}") from None
     except OSError as e:
         raise RecordError(f"cannot read {path}: {e.strerror or e}") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        if stat.S_ISDIR(mode):
+            raise RecordError(f"{path} is a directory; give the JSON file of a game record (pitch play --save FILE)")
+        raise RecordError(f"{path} is not a regular file (a FIFO, device or socket): give the JSON file of a "
+                          f"game record (pitch play --save FILE)")
+    with os.fdopen(fd, "rb") as f:
+        try:  # read at most one byte past the cap: a huge file is never read whole
+            data = f.read(MAX_RECORD_BYTES + 1)
+        except OSError as e:
+            raise RecordError(f"cannot read {path}: {e.strerror or e}") from None
     if len(data) > MAX_RECORD_BYTES:
         raise RecordError(f"{path} is larger than {MAX_RECORD_BYTES // 2**20} MB, the limit for a game record "
                           f"(a full game's record is well under 1 MB); it is not a record written by pitch")

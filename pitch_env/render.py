@@ -2,21 +2,30 @@
 
 from __future__ import annotations
 
+from .rules import PRESETS, differing_options
+
 
 def _side_name(rules: dict, side: int, sides) -> str:
     seats = sides[side]
     return f"side {side} (seat{'s' if len(seats) > 1 else ''} {'+'.join(map(str, seats))})"
 
 
+def _stopped(record: dict) -> bool:
+    """The game was stopped (quit, saved mid-game): its last hand is the one in progress."""
+    return record["winner"] is None and not record["truncated"]
+
+
 def render_hand(record: dict, h: dict) -> str:
     rules, sides = record["rules"], record["sides"]
+    in_progress = _stopped(record) and h is record["hands"][-1]
     lines = [f"── Hand {h['number']} · dealer seat {h['dealer']} ──"]
     for seat, cards in enumerate(h["deal"]):
         lines.append(f"  seat {seat} dealt: {' '.join(cards)}")
     bids = ", ".join(f"{b['seat']}:{b['bid']}" for b in h["bids"])
-    lines.append(f"  bids: {bids}")
+    lines.append(f"  bids: {bids or '-'}")
     if h["pitcher"] is None:
-        lines.append("  everybody passed: the hand is thrown in")
+        lines.append("  the game was stopped during the auction" if in_progress else
+                     "  everybody passed: the hand is thrown in")
         return "\n".join(lines)
     lines.append(f"  pitcher: seat {h['pitcher']}, contract {h['contract']}, trump {h['trump']}")
     ex = h.get("exchange")
@@ -43,12 +52,20 @@ def render_record(record: dict) -> str:
     rules = record["rules"]
     head = (f"{record['variant']} · {rules['num_players']} players"
             f"{' in partnerships' if rules['partnerships'] else ''} · to {rules['target_score']} · seed {record['seed']}")
+    changed = differing_options(record["variant"], rules) if record["variant"] in PRESETS else []
+    changed = [k for k in changed if k not in ("partnerships", "target_score")]  # the header says these already
+    if changed:  # the header names the preset; say how these rules differ from it
+        head += (f" · rules changed from {record['variant']}: "
+                 + ", ".join(f"{k}={rules[k]!r}" for k in changed[:4]) + (", …" if len(changed) > 4 else ""))
     parts = [head] + [render_hand(record, h) for h in record["hands"]]
     if record["winner"] is not None:
         parts.append(f"Winner: {_side_name(rules, record['winner'], record['sides'])}; "
                      f"final scores {record['final_scores']}")
     elif record["truncated"]:
         parts.append(f"Truncated after {len(record['hands'])} hands; scores {record['final_scores']}")
+    else:
+        parts.append(f"Stopped during hand {len(record['hands'])}, before the game was over; "
+                     f"scores {record['final_scores']}")
     return "\n".join(parts)
 
 

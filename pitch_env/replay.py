@@ -12,7 +12,7 @@ import reprlib
 from .cards import CARD_NAMES, parse_card
 from .engine import Game
 from .record import FORMAT, RecordError, game_record, hand_record
-from .rules import rules as make_rules
+from .rules import differing_options, preset_of, rules as make_rules
 
 HOW = "records are written by `pitch play --save` or pitch_env.game_record (docs/record.md)"
 
@@ -147,6 +147,7 @@ def replay(record, on_move=None) -> Game:
         rules = make_rules(record["variant"], **record["rules"])
     except (TypeError, ValueError) as e:
         raise RecordError(f"the record's rules: {_line(e)}") from None
+    _check_variant(record["variant"], rules.as_dict())
     hands = record["hands"]
     deals = [{"deal": h["deal"], "stock": h.get("stock") or []} for h in hands]
     game = _new_game(rules, record["seed"], deals)
@@ -169,6 +170,18 @@ def replay(record, on_move=None) -> Game:
                           f"{len(hands) + 1} is missing")
     _compare(mine, record, [])
     return game
+
+
+def _check_variant(variant: str, options: dict) -> None:
+    """A record whose rules are exactly another preset's is that game under a wrong name (its header would
+    lie). Rules changed from the named preset are a game of that preset's family and are shown as such."""
+    exact = preset_of(options)
+    if exact is None or exact == variant:
+        return
+    changed = differing_options(variant, options)
+    raise RecordError(f"the record says variant {variant!r}, but its rules are exactly {exact}'s ({len(changed)} "
+                      f"option(s) differ from {variant}'s, e.g. {changed[0]}={_short(options[changed[0]])}): set its "
+                      f"variant to {exact!r}")
 
 
 def _new_game(rules, seed: int, deals: list) -> Game:

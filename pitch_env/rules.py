@@ -130,6 +130,21 @@ def variants() -> tuple[str, ...]:
     return tuple(PRESETS)
 
 
+def differing_options(variant: str, options: dict[str, Any]) -> list[str]:
+    """The options of ``options`` (as ``Rules.as_dict`` writes them) that differ from preset ``variant``
+    at the same number of players; every option when the preset is not played by that many."""
+    try:
+        base = rules(variant, num_players=options.get("num_players")).as_dict()
+    except (TypeError, ValueError):
+        return [k for k in options if k != "variant"]
+    return [k for k, v in options.items() if k != "variant" and base.get(k) != v]
+
+
+def preset_of(options: dict[str, Any]) -> str | None:
+    """The preset whose rules ``options`` are exactly (at their number of players), if any."""
+    return next((name for name in PRESETS if not differing_options(name, options)), None)
+
+
 def rules(variant: str = "setback", **overrides: Any) -> Rules:
     """The rules of a preset with some options changed, validated."""
     if isinstance(variant, Rules):

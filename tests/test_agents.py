@@ -238,3 +238,64 @@ def test_the_ten_point_estimate_values_a_guarded_jack_and_the_boss_ace():
     ace_only = expected_points(rules, hand("AH 4C 5C 6D 7D 8S 9S 2C 3D"), hearts)
     none = expected_points(rules, hand("4H 4C 5C 6D 7D 8S 9S 2C 3D"), hearts)
     assert ace_only > none
+
+
+# ---------------------------------------------------------------- agents act on what they are given
+def _play_on(env, agent, seed, opponents="heuristic"):
+    """One game of ``env``, ``agent`` at every seat; returns its moves (all checked legal by the env)."""
+    env.reset(seed=seed)
+    agent.reset(seed)
+    moves = 0
+    for name, obs, info in turns(env):
+        action = agent.act(obs, info)
+        assert obs["action_mask"][action], (name, env.unwrapped.action_name(action))
+        env.step(action)
+        moves += 1
+    return moves
+
+
+@pytest.mark.parametrize("spec", ["random", "heuristic", "pimc:2", "checkpoint:checkpoints/setback"])
+def test_an_agent_made_on_one_env_plays_another_of_the_same_rules_from_what_it_is_given(spec):
+    made_on = pitch_env.env("setback")
+    made_on.reset(seed=5)  # a game of its own, which the agent must not read
+    agent = make(spec, made_on, seed=1)
+    other = pitch_env.env("setback", illegal_action="raise", info_state=True)
+    assert _play_on(other, agent, seed=8) > 20
+
+
+@pytest.mark.parametrize("spec", ["heuristic", "pimc:2"])
+def test_an_agent_given_another_envs_observation_without_its_knowledge_refuses_in_one_line(spec):
+    made_on = pitch_env.env("setback")
+    made_on.reset(seed=5)
+    agent = make(spec, made_on)
+    other = pitch_env.env("setback")
+    other.reset(seed=8)
+    obs, _, _, _, info = other.last()
+    with pytest.raises(ValueError, match="not the current one of the env it was made for.*info_state=True") as e:
+        agent.act(obs, info)
+    assert "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("given", [{}, {"info_state": True}], ids=["plain", "with info_state"])
+def test_an_agent_given_a_seat_of_other_rules_refuses_in_one_line(given):
+    made_on = pitch_env.env("setback")
+    made_on.reset(seed=5)
+    agent = make("heuristic", made_on)
+    other = pitch_env.env("ten_point", **given)
+    other.reset(seed=8)
+    obs, _, _, _, info = other.last()
+    with pytest.raises(ValueError, match="made for .*setback.*rules") as e:
+        agent.act(obs, info)
+    assert "\n" not in str(e.value)
+
+
+def test_an_agent_made_before_its_env_is_reset_plays_once_it_is_and_refuses_before():
+    made_on = pitch_env.env("setback", illegal_action="raise", max_hands=2)
+    agent = make("heuristic", made_on)
+    other = pitch_env.env("setback")
+    other.reset(seed=8)
+    obs, _, _, _, info = other.last()
+    with pytest.raises(ValueError, match="never reset") as e:
+        agent.act(obs, info)
+    assert "\n" not in str(e.value)
+    assert _play_on(made_on, agent, seed=3) > 10

@@ -361,3 +361,39 @@ def test_every_shipped_checkpoint_loads_for_its_game_plays_legally_and_has_its_c
         assert obs["action_mask"][action] == 1
         env.step(action)
     assert env.unwrapped.game_record()["winner"] is not None
+
+
+# ---------------------------------------------------------------- what checkpoint:PATH may name
+def test_checkpoint_path_takes_a_file_a_checkpoint_directory_or_a_run_directory(tmp_path):
+    from agents.checkpoint import resolve_policy_path
+    from train.resume import write_checkpoint
+
+    train_run = tmp_path / "train-run"  # pitch train's layout: checkpoint -> checkpoints/STEPS/policy.safetensors
+    write_checkpoint(train_run, 100, lambda d: write_policy(d / "policy.safetensors"))
+    exit_run = tmp_path / "exit-run"  # pitch exit's: its best network beside the generations
+    exit_run.mkdir()
+    write_policy(exit_run / "best.safetensors")
+    env = pitch_env.env("setback")
+    for path in (train_run, train_run / "checkpoint", exit_run, exit_run / "best.safetensors"):
+        assert resolve_policy_path(path).is_file()
+        for spec in (f"checkpoint:{path}", f"pimcnet:1:{path}"):
+            agent = agents.make(spec, env)
+            env.reset(seed=1)
+            obs, _, _, _, info = env.last()
+            assert obs["action_mask"][agent.act(obs, info)] == 1
+    assert resolve_policy_path(train_run) == train_run / "checkpoint" / "policy.safetensors"
+    with pytest.raises(CheckpointError, match="holds no policy .looked for policy.safetensors, best.safetensors"):
+        agents.make(f"checkpoint:{tmp_path}", env)
+
+
+@pytest.mark.parametrize("form", ["checkpoint:{}", "pimcnet:2:{}"])
+@pytest.mark.parametrize("path,why", [("x" * 300, "too long"), ("ok/" + "y" * 256 + "/p", "too long"),
+                                      ("loop/p", "loops through symlinks"), ("file/p", "a file, not a folder")])
+def test_a_path_the_system_refuses_is_one_line_naming_why(tmp_path, monkeypatch, form, path, why):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "ok").mkdir()
+    (tmp_path / "loop").symlink_to("loop")
+    (tmp_path / "file").write_text("")
+    with pytest.raises(CheckpointError, match=why) as e:
+        agents.make(form.format(path), pitch_env.env("setback"))
+    assert "\n" not in str(e.value) and len(str(e.value)) < 300

@@ -254,6 +254,15 @@ def test_bad_env_options_are_refused_with_the_allowed_values():
         pitch_env.env("setback", colour="red")
 
 
+@pytest.mark.parametrize("option,value", [("win_bonus", float("nan")), ("win_bonus", float("inf")),
+                                          ("win_bonus", -1e300), ("illegal_reward", float("-inf")),
+                                          ("illegal_reward", float("nan")), ("illegal_reward", 1e12)])
+def test_a_reward_option_that_is_not_a_finite_number_is_refused_by_name(option, value):
+    with pytest.raises(ValueError, match=f"env option {option}=.*finite.*e.g. {option}=") as e:
+        pitch_env.env("setback", reward="relative", **{option: value})
+    assert "\n" not in str(e.value)
+
+
 def test_action_names_round_trip_and_unknown_names_list_the_forms():
     raw = pitch_env.raw_env("ten_point")
     for i in range(raw.num_actions):

@@ -283,10 +283,10 @@ def test_every_shipped_exit_config_is_valid(path):
     assert path.stem.startswith(cfg.variant) and cfg.start.startswith("checkpoints/")
 
 
-def test_the_cards_thinking_time_ratio_reads_as_a_share_or_a_multiple():
+def test_the_cards_thinking_time_ratio_reads_as_one_percentage_either_way():
     from train.evaluate import _ratio
 
-    assert _ratio(0.013, 0.742) == "1/57" and _ratio(0.013, 0.001) == "13.0×" and _ratio(0.0, 0.5) == "-"
+    assert _ratio(0.013, 0.742) == "1.8%" and _ratio(0.013, 0.0035) == "371%" and _ratio(0.0, 0.5) == "-"
 
 
 # ---------------------------------------------------------------- what a resume trusts and refuses

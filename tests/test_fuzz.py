@@ -54,3 +54,29 @@ def test_hostile_inputs_get_one_line_errors_never_tracebacks_hangs_or_silence(ki
     summary = fuzz([kind], seconds=3, seed=0, timeout=15, log=lines.append)[kind]
     assert summary["inputs"] >= 5
     assert summary["fail"] == 0, "\n".join(lines)
+
+
+def test_fifos_and_relabelled_records_are_fuzzed_and_refused_in_one_line(tmp_path):
+    import random
+
+    from bench import fuzz_records
+
+    fuzz_records.prepare(tmp_path)
+    rng = random.Random(0)
+    for i, kind in enumerate(["fifo", "relabelled"] * 3):
+        case = fuzz_records.labelled_or_fifo(rng, tmp_path / f"r{i}.json", kind)
+        assert run_case(fuzz_records.check, case, timeout=30) == ("ok", "refused in one line"), kind
+        fuzz_records.cleanup(case)
+    assert not list(tmp_path.iterdir())
+
+
+def test_checkpoint_paths_the_system_refuses_are_fuzzed_and_refused_in_one_line(tmp_path):
+    from bench import fuzz_checkpoints
+
+    fuzz_checkpoints.prepare(tmp_path)
+    variant, _, _, raw = fuzz_checkpoints._BASE[0]
+    for i, (kind, make) in enumerate(fuzz_checkpoints._PATHS.items()):
+        case = Case("checkpoints", f"{variant}:{kind}", make(tmp_path, i, raw), True)
+        assert run_case(fuzz_checkpoints.check, case, timeout=30) == ("ok", "refused in one line"), kind
+        fuzz_checkpoints.cleanup(case)
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith("c")]

@@ -3,6 +3,10 @@
 import io
 import json
 import re
+import signal
+import subprocess
+
+import pytest
 
 import pitch_cli
 from agents.human import parse_move
@@ -202,3 +206,125 @@ def test_ctrl_c_saves_the_game_so_far(tmp_path):
 def test_an_unwritable_save_path_fails_before_the_game(tmp_path, monkeypatch, capsys):
     rc, out, err = run(["play", "--save", str(tmp_path / "no" / "such" / "g.json")], "1\n", monkeypatch, capsys)
     assert rc == 2 and "--save" in err and "Your move" not in out and len(err.strip().splitlines()) == 1
+
+
+# ---------------------------------------------------------------- kills, lost input, the hint to save
+def _play_process(path, stdin=subprocess.PIPE):
+    import os
+    import sys
+
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    return subprocess.Popen([sys.executable, "-m", "pitch_cli", "play", "--seed", "3", "--save", str(path)],
+                            stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_a_kill_or_a_closed_terminal_saves_the_game_so_far(tmp_path, signum):
+    path = tmp_path / "killed.json"
+    p = _play_process(path)
+    try:
+        for line in p.stdout:  # the person's first turn: the game is waiting for a move
+            if line.startswith("Legal moves:"):
+                break
+        p.send_signal(signum)
+        out, err = p.communicate(timeout=60)
+    finally:
+        p.kill()
+    assert p.returncode == 0 and "Game stopped." in out and "Traceback" not in err, err
+    record = json.loads(path.read_text())
+    assert record["winner"] is None and record["hands"][0]["bids"]
+    assert not list(tmp_path.glob(".*.tmp"))
+
+
+def test_closed_standard_input_ends_in_one_line_and_saves_the_game(tmp_path):
+    import sys
+
+    path = tmp_path / "no-input.json"
+    done = subprocess.run(f"{sys.executable} -m pitch_cli play --seed 3 --save {path} 0<&-", shell=True,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "standard input" in done.stderr
+    assert json.loads(path.read_text())["winner"] is None
+
+
+def test_play_without_save_says_how_to_keep_the_game(monkeypatch, capsys):
+    rc, out, _ = run(["play", "--opponents", "heuristic", "--seed", "2"], "quit\n", monkeypatch, capsys)
+    assert rc == 0 and "add --save FILE" in out
+    rc, out, _ = run(["play", "--opponents", "random", "--seed", "4", "--rule", "max_hands=1"], "1\n" * 60,
+                     monkeypatch, capsys)
+    assert rc == 0 and "truncated" in out and "add --save FILE" in out
+
+
+# ---------------------------------------------------------------- replay: stopped games, labels, FIFOs
+def test_replay_of_a_game_stopped_in_the_auction_says_so_and_closes(tmp_path, monkeypatch, capsys):
+    path = tmp_path / "stopped.json"
+    run(["play", "--opponents", "heuristic", "--seed", "2", "--save", str(path)], "quit\n", monkeypatch, capsys)
+    assert json.loads(path.read_text())["hands"][0]["pitcher"] is None
+    rc, out, _ = run(["replay", str(path)], "", monkeypatch, capsys)
+    assert rc == 0 and "thrown in" not in out
+    assert "stopped during the auction" in out and out.strip().splitlines()[-1].startswith("Stopped during hand 1")
+
+
+def test_replay_refuses_a_record_whose_variant_is_not_its_rules(tmp_path, monkeypatch, capsys):
+    path = tmp_path / "g.json"
+    run(["play", "--opponents", "heuristic", "--seed", "9", "--save", str(path)], "1\n" * 3000, monkeypatch, capsys)
+    record = json.loads(path.read_text())
+    relabelled = tmp_path / "relabelled.json"
+    relabelled.write_text(json.dumps(dict(record, variant="ten_point")))
+    rc, out, err = run(["replay", str(relabelled)], "", monkeypatch, capsys)
+    assert rc == 2 and "ten_point" not in out and len(err.strip().splitlines()) == 1
+    assert "variant 'ten_point'" in err and "setback" in err
+    # Rules changed from a preset are that preset's family: shown, with the header saying what changed.
+    custom = tmp_path / "custom.json"
+    run(["play", "--opponents", "heuristic", "--seed", "9", "--rule", "follow=follow_or_trump", "--save", str(custom)],
+        "1\n" * 3000, monkeypatch, capsys)
+    rc, out, _ = run(["replay", str(custom)], "", monkeypatch, capsys)
+    assert rc == 0 and "rules changed from setback: follow='follow_or_trump'" in out.splitlines()[0]
+
+
+def test_replay_refuses_a_fifo_without_waiting_for_a_writer(tmp_path):
+    import os
+    import sys
+
+    fifo = tmp_path / "record.json"
+    os.mkfifo(fifo)
+    done = subprocess.run([sys.executable, "-m", "pitch_cli", "replay", str(fifo)], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 2 and "not a regular file" in done.stderr and "Traceback" not in done.stderr
+
+
+# ---------------------------------------------------------------- the command list and the examples
+def test_bare_pitch_lists_every_command_with_one_line_each(capsys):
+    rc = pitch_cli.main([])
+    out, err = capsys.readouterr()
+    assert rc == 0 and not err and "error" not in out
+    names = list(pitch_cli.build_parser()._subparsers._group_actions[0].choices)
+    listed = [line.split()[0] for line in out.split("commands:\n")[1].splitlines()]
+    assert listed == names and {"run", "train", "exit", "tournament", "play", "replay", "bench"} <= set(names)
+    assert all(len(line.split()) > 2 for line in out.split("commands:\n")[1].splitlines())
+
+
+def test_every_commands_help_ends_with_an_example_that_parses():
+    import shlex
+
+    parser = pitch_cli.build_parser()
+    for name, command in parser._subparsers._group_actions[0].choices.items():
+        text = command.format_help()
+        assert "example: " in text, name
+        example = " ".join(text.rsplit("example: ", 1)[1].split())  # the epilog, wrapped or not, is last
+        assert example.startswith(f"pitch {name}"), (name, example)
+        args = parser.parse_args(shlex.split(example)[1:])
+        assert args.command == name
+
+
+def test_under_nohup_a_closed_terminal_does_not_stop_a_tournament():
+    import signal as sig
+
+    from agents.cli import _term_as_interrupt
+
+    previous = sig.signal(sig.SIGHUP, sig.SIG_IGN)
+    try:
+        with _term_as_interrupt():
+            assert sig.getsignal(sig.SIGHUP) is sig.SIG_IGN and sig.getsignal(sig.SIGTERM) is not sig.SIG_DFL
+    finally:
+        sig.signal(sig.SIGHUP, previous)

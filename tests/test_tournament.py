@@ -141,6 +141,26 @@ def test_plot_draws_rates_of_zero_and_one(tmp_path):
     assert (tmp_path / "p.png").read_bytes()[:4] == b"\x89PNG"
 
 
+def test_the_charts_labels_of_long_specs_are_shortened_and_never_overlap():
+    import matplotlib.pyplot as plt
+
+    from agents.report import LABEL_LINE, plot
+
+    names = ["checkpoint:runs/setback-exit-20261202-0131/generations/best.safetensors",
+             "pimcnet:12:checkpoints/setback_with_a_very_long_directory_name/policy.safetensors",
+             "checkpoint:" + "x" * 300, "heuristic"]
+    result = run_tournament("setback", ["heuristic", "random", "random", "heuristic"], games=4, seed=1, max_hands=1,
+                            names=names, partnerships=False)
+    fig = plot(result)
+    fig.canvas.draw()
+    labels = fig.axes[0].get_xticklabels()
+    assert [t.get_text().replace("\n", "") for t in labels][-1] == "heuristic"
+    assert all(len(line) <= LABEL_LINE for t in labels for line in t.get_text().split("\n"))
+    boxes = [t.get_window_extent() for t in labels]
+    assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+    plt.close(fig)
+
+
 # ---------------------------------------------------------------- hostile options, kills and interrupts
 @pytest.mark.parametrize("argv, names", [
     (["--agents", ",random"], "empty spec"),
@@ -154,6 +174,8 @@ def test_plot_draws_rates_of_zero_and_one(tmp_path):
     (["--agents", "heuristic,random", "--resume"], "--results"),
     (["--agents", "heuristic,random", "--json", "/no/such/folder/t.json"], "--json"),
     (["--agents", "heuristic,random", "--plot", "/dev/null/t.png"], "--plot"),
+    (["--agents", "checkpoint:" + "x" * 300 + ",random"], "too long"),
+    (["--agents", "pimcnet:4:checkpoints/" + "x" * 256 + "/p,random"], "too long"),
 ])
 def test_bad_tournament_options_fail_in_one_line_before_any_game(argv, names, capsys, monkeypatch):
     import agents.tournament
@@ -250,3 +272,78 @@ def test_the_table_explains_margin_and_bids_made(capsys):
     out = " ".join(capsys.readouterr().out.split())
     assert "margin: the agent's side's final score minus the best other side's" in out
     assert "'of N' such hands" in out
+
+
+def test_more_workers_than_the_machine_holds_are_refused_before_any_game(capsys, monkeypatch):
+    import os
+
+    import agents.tournament
+    import agents.workers
+
+    monkeypatch.setattr(agents.tournament, "run_tournament", lambda *a, **k: pytest.fail("a game was started"))
+    too_many = 4 * os.cpu_count() + 1
+    assert pitch_cli.main(["tournament", "--agents", "heuristic,random", "--workers", str(too_many)]) == 2
+    err = capsys.readouterr().err
+    assert f"--workers {too_many}" in err and "cores" in err and len(err.strip().splitlines()) == 1
+    monkeypatch.setattr(agents.workers, "available_memory", lambda: 2**30)  # 1 GB free: 6 workers fit
+    assert pitch_cli.main(["tournament", "--agents", "heuristic,random", "--workers", "8"]) == 2
+    err = capsys.readouterr().err
+    assert "--workers 8" in err and "memory" in err and "at most 6" in err
+    monkeypatch.undo()
+    monkeypatch.setattr(agents.workers, "available_memory", lambda: 2**30)
+    with pytest.raises(ValueError, match="workers 8"):
+        agents.tournament.run_tournament("setback", ["heuristic", "random"], games=2, workers=8)
+
+
+# ---------------------------------------------------------------- one table style; what an interrupted table says
+class _StopsTheTournament:
+    """A random agent that presses Ctrl-C at its 200th move (a few games in)."""
+
+    moves = 0
+
+    def __init__(self, env, seed=None):
+        from agents import RandomAgent
+
+        self.agent = RandomAgent(env, seed)
+
+    def reset(self, seed=None):
+        self.agent.reset(seed)
+
+    def act(self, observation, info):
+        type(self).moves += 1
+        if type(self).moves == 200:
+            raise KeyboardInterrupt
+        return self.agent.act(observation, info)
+
+
+def test_an_interrupted_tournaments_table_states_the_games_played_not_those_planned(capsys):
+    from agents.report import print_result
+
+    _StopsTheTournament.moves = 0
+    result = run_tournament("setback", ["heuristic", _StopsTheTournament], games=400, seed=2, max_hands=2)
+    assert result.interrupted and 0 < result.config["games"] < 400
+    print_result(result)
+    out = " ".join(capsys.readouterr().out.split())
+    played = result.config["games"]
+    assert f"{played} of 400 planned games (interrupted)" in out and "200 deals" not in out
+
+
+def test_make_run_prints_its_table_in_the_tournaments_style(capsys, monkeypatch, tmp_path):
+    import argparse
+
+    import train.cli
+    import train.evaluate
+    import train.loop
+
+    # The training and the games are the tournament tool's (tested above); here only the table printed after.
+    monkeypatch.setattr(train.loop, "train", lambda cfg, config_path=None: tmp_path)
+    row = dict(opponent="heuristic", games=100, wins=60, win_rate=0.6, low=0.5, high=0.7, margin=1.5,
+               points_per_hand=1.0, bids_made=0.5, truncated=0, wall_s=1.0, think_s=0.013, opponent_think_s=0.742)
+    monkeypatch.setattr(train.evaluate, "compare", lambda *a, **k: [row])
+    assert train.cli.main_job(argparse.Namespace(seed=0)) == 0
+    out = capsys.readouterr().out
+    assert "|---|" not in out and "┃ opponent" in out and "(1.8%)" in out
+    from agents.report import print_result
+
+    print_result(run_tournament("setback", ["heuristic", "random"], games=2, seed=1, max_hands=1))
+    assert "┃ agent" in capsys.readouterr().out

@@ -740,3 +740,17 @@ def test_a_resume_refuses_a_schedule_that_is_not_numbers_in_range(runs, tmp_path
     path.write_text(json.dumps(state))
     with pytest.raises(ConfigError, match=f"'{field}' is"):
         train(resume=run, show_progress=False)
+
+
+def test_a_training_run_asking_more_workers_than_the_machine_holds_is_refused_before_it_starts(tmp_path):
+    import os
+
+    from train.config import ConfigError, TrainConfig
+    from train.loop import train
+
+    too_many = 4 * os.cpu_count() + 1
+    for key, extra in (("workers", {"trainer": "fast", "num_envs": 4096}), ("imitate_workers", {"imitate": "heuristic"})):
+        cfg = TrainConfig(runs_dir=str(tmp_path), run_name=key, **{key: too_many}, **extra)
+        with pytest.raises(ConfigError, match=f"key '{key}' {too_many}: this machine has"):
+            train(cfg)
+        assert not (tmp_path / key).exists()

@@ -72,8 +72,10 @@ random, the heuristic and the shipped agent on duplicate deals and prints the ta
 
 def main_job(args) -> int:
     """`make run`: train configs/quick.yaml, then a duplicate-deal table vs random, heuristic, shipped."""
+    from agents.report import console, render_table
+
     from .config import load_config
-    from .evaluate import compare, table
+    from .evaluate import HEADERS, cells, compare
     from .loop import RunInterrupted, train
 
     try:
@@ -96,14 +98,14 @@ def main_job(args) -> int:
     else:
         print(f"note: no shipped {cfg.variant} checkpoint at {shipped}; skipping that row")
     games = GAMES
-    print(f"\nnew agent vs each opponent, {games} duplicate-deal games each (95% Wilson intervals):")
     try:
         rows = compare(run / "checkpoint" / "policy.safetensors", rules, opponents, games, seed=cfg.seed,
                        workers=2, progress=True)
     except KeyboardInterrupt:
         print(f"interrupted during the evaluation; the trained agent is saved in {run / 'checkpoint'}", file=sys.stderr)
         return 130
-    print(table(rows))
+    console().print(render_table(f"{cfg.variant} · the new agent vs each opponent · {games} duplicate-deal games "
+                                 f"each · seed {cfg.seed}", HEADERS, cells(rows)))
     return 0
 
 

@@ -30,21 +30,30 @@ def compare(path, rules, opponents: list[str], games: int, seed: int = 0, worker
     return [evaluate_policy(path, rules, o, games, seed, workers, progress) for o in opponents]
 
 
+HEADERS = ("opponent", "games", "win rate", "95% Wilson", "mean margin", "bids made", "truncated",
+           "CPU s/game: agent, opponent (ratio)")  # ratio: the agent's time as a percentage of the opponent's
+
+
+def cells(rows: list[dict]) -> list[tuple[str, ...]]:
+    """The table of ``compare`` rows, one tuple of text per row under HEADERS: the terminal's table
+    (agents/report.py) and the model card's Markdown are the same cells."""
+    return [(r["opponent"], str(r["games"]), f"{100 * r['win_rate']:.1f}%", f"{100 * r['low']:.1f}–{100 * r['high']:.1f}%",
+             f"{r['margin']:+.2f}", f"{100 * r['bids_made']:.0f}%", str(r["truncated"]),
+             f"{r['think_s']:.3f}, {r['opponent_think_s']:.3f} ({_ratio(r['think_s'], r['opponent_think_s'])})")
+            for r in rows]
+
+
 def table(rows: list[dict]) -> str:
-    """A Markdown table of ``compare`` rows; thinking time is CPU seconds per game of each side, and
-    the agent's as a share of the opponent's (``1/50``: a fiftieth), or as a multiple when larger."""
-    out = ["| opponent | games | win rate | 95% Wilson | mean margin | bids made | truncated "
-           "| CPU s/game: agent, opponent (ratio) |", "|---|---|---|---|---|---|---|---|"]
-    for r in rows:
-        ratio = _ratio(r["think_s"], r["opponent_think_s"])
-        out.append(f"| {r['opponent']} | {r['games']} | {100 * r['win_rate']:.1f}% | "
-                   f"{100 * r['low']:.1f}–{100 * r['high']:.1f}% | {r['margin']:+.2f} | "
-                   f"{100 * r['bids_made']:.0f}% | {r['truncated']} | {r['think_s']:.3f}, "
-                   f"{r['opponent_think_s']:.3f} ({ratio}) |")
+    """A Markdown table of ``compare`` rows (for model cards); thinking time is CPU seconds per game of
+    each side, and the agent's as a share of the opponent's."""
+    out = ["| " + " | ".join(HEADERS) + " |", "|" + "---|" * len(HEADERS)]
+    out += ["| " + " | ".join(row) + " |" for row in cells(rows)]
     return "\n".join(out)
 
 
 def _ratio(mine: float, theirs: float) -> str:
+    """The agent's thinking time as a percentage of the opponent's, one form either way (0.81%, 370%)."""
     if mine <= 0 or theirs <= 0:
         return "-"
-    return f"1/{theirs / mine:.0f}" if theirs >= mine else f"{mine / theirs:.1f}×"
+    share = 100 * mine / theirs
+    return f"{share:.2g}%" if share < 100 else f"{share:.0f}%"

@@ -380,11 +380,24 @@ def require_ray() -> None:
                           "(make rllib-test builds .venv-rllib with it), or use backend: sb3") from None
 
 
+def _check_processes(cfg: TrainConfig) -> None:
+    """Before the run starts: the worker processes its config asks for must fit this machine."""
+    from agents.workers import check_workers
+
+    for key, used in (("workers", cfg.workers > 0), ("imitate_workers", bool(cfg.imitate))):
+        if used:
+            try:
+                check_workers(getattr(cfg, key), f"key {key!r}")
+            except ValueError as e:
+                raise ConfigError(str(e)) from None
+
+
 def train(cfg: TrainConfig | None = None, config_path=None, overrides=(), resume=None,
           show_progress: bool = True) -> Path:
     """Train (or resume) a run; returns its directory. The final checkpoint is written before the final
     evaluation. SIGINT/SIGTERM save a checkpoint and raise RunInterrupted."""
     cfg, run, write_config = _open_run(cfg, config_path, overrides, resume)
+    _check_processes(cfg)
     if cfg.backend == "rllib":
         require_ray()
     run.path.mkdir(parents=True, exist_ok=True)
