@@ -511,3 +511,15 @@ def test_sigkill_at_random_moments_loses_nothing_and_leaves_no_debris(finished, 
     r = ex.Run(run)
     assert r.best_record["generation"] == 1 and r.holds_best(r.best)
     assert [p for p in run.rglob("*") if p.name.endswith(".tmp")] == []
+
+
+def test_more_workers_than_the_machine_holds_is_refused_before_anything_is_written(tmp_path, capsys):
+    import os
+
+    from pitch_cli import main
+
+    too_many = 4 * (os.cpu_count() or 1) + 1
+    assert main(["exit", "--set", f"runs_dir={tmp_path}", "run_name=r", f"workers={too_many}"]) == 2
+    err = capsys.readouterr().err
+    assert f"key 'workers' {too_many}: this machine has" in err and err.count("\n") == 1
+    assert list(tmp_path.iterdir()) == []

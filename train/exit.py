@@ -658,6 +658,16 @@ def register(subparsers) -> None:
     p.set_defaults(func=cmd_exit)
 
 
+def _check_workers(cfg: ExitConfig) -> None:
+    """Before anything is written: the recording and gate processes must fit this machine."""
+    from agents.workers import check_workers
+
+    try:
+        check_workers(cfg.workers, "key 'workers'")
+    except ValueError as e:
+        raise ConfigError(str(e)) from None
+
+
 def cmd_exit(args) -> int:
     from .stop import StopFlag
 
@@ -673,8 +683,10 @@ def cmd_exit(args) -> int:
                                       f"torch_threads and gate_games can")
                 saved[key] = value
             cfg = make_exit_config(saved, "--set")
+            _check_workers(cfg)
         else:
             cfg = load_exit_config(args.config, args.overrides)
+            _check_workers(cfg)
             name = cfg.run_name or (f"exit_{plain_name(Path(args.config).stem)}" if args.config else "exit")
             run_dir = new_run_dir(cfg.runs_dir, name, "key 'run_name'")
             if run_dir.exists():
