@@ -1,19 +1,54 @@
 """A trained policy as an agent: ``CheckpointAgent(path, env)`` (``agents.make("checkpoint:PATH", env)``).
 
-Loads the safe format of pitch_env/policy.py (safetensors + JSON card, never pickle) and refuses,
+PATH is a shipped agent's name (``setback``: a folder of the checkpoints/ beside this package), a
+``.safetensors`` file or a folder holding one. Loads the safe format of pitch_env/policy.py (safetensors + JSON card, never pickle) and refuses,
 with a CheckpointError naming the difference, a policy trained for other rules or layouts.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
-from pitch_env.policy import CheckpointError, load_policy  # noqa: F401  (CheckpointError re-exported)
+from pitch_env.policy import WEIGHTS_FILE, CheckpointError, load_policy  # noqa: F401  (CheckpointError re-exported)
 
 from .base import Agent
 from .heuristic import heuristic_action
 
 _FLOAT32 = np.dtype(np.float32)
+# Found beside the code, not in the working directory, so a shipped name works from anywhere.
+SHIPPED_DIR = Path(__file__).resolve().parent.parent / "checkpoints"
+
+
+def shipped_names() -> list[str]:
+    """The shipped agents' names: the folders of checkpoints/ that hold a policy file."""
+    if not SHIPPED_DIR.is_dir():
+        return []
+    return sorted(p.name for p in SHIPPED_DIR.iterdir() if (p / WEIGHTS_FILE).is_file())
+
+
+def shipped_checkpoint(name: str) -> Path | None:
+    """The folder of the shipped agent ``name`` (a bare name, no slash), else None (a path, or no such name)."""
+    name = str(name)
+    if not name or "/" in name or "\\" in name or name in (".", "..") or name.startswith("."):
+        return None
+    folder = SHIPPED_DIR / name
+    return folder if (folder / WEIGHTS_FILE).is_file() else None
+
+
+def checkpoint_path(spec) -> Path:
+    """What ``checkpoint:SPEC`` loads: a shipped name first, else the path as given. A bare name that is
+    neither is refused with the shipped names listed."""
+    found = shipped_checkpoint(spec)
+    if found is not None:
+        return found
+    p = Path(spec)
+    if not p.exists() and p.parent == Path(".") and p.suffix != ".safetensors":
+        raise CheckpointError(f"no shipped agent named {str(spec)!r}: the shipped ones are "
+                              f"{', '.join(shipped_names()) or '(none: checkpoints/ is missing)'}; "
+                              "or give a .safetensors file or a checkpoint folder")
+    return p
 
 
 class CheckpointAgent(Agent):
@@ -22,7 +57,7 @@ class CheckpointAgent(Agent):
     def __init__(self, path, env, seed: int | None = None, deterministic: bool = True):
         super().__init__(env, seed)
         self.path = str(path)
-        self.policy, self.card = load_policy(path, self.rules)
+        self.policy, self.card = load_policy(checkpoint_path(path), self.rules)
         self.name = f"checkpoint:{path}"
         self.deterministic = deterministic
         self._np_rng = np.random.default_rng(seed)

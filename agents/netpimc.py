@@ -157,7 +157,9 @@ class NetPIMCAgent(Agent):
 
     def __init__(self, env, path, worlds: int = 12, seed: int | None = None, switch_z: float = SWITCH_Z):
         super().__init__(env, seed=seed)
-        policy, _ = load_policy(path, self.rules)
+        from .checkpoint import checkpoint_path  # a shipped name, as checkpoint:NAME takes
+
+        policy, _ = load_policy(checkpoint_path(path), self.rules)
         self.searcher = NetSearch(policy, self.rules, worlds, self.rng, switch_z)
         self.name = f"pimcnet:{worlds}:{path}"
 

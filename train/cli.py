@@ -1,7 +1,8 @@
 """``pitch train`` (also ``python -m train``) and the main job of ``make run``.
 
 ``pitch train --config configs/NAME.yaml [--set key=value …] [--resume RUN_DIR]`` trains; ``main_job``
-trains configs/quick.yaml and prints its tournament table against random, heuristic and the shipped agent.
+trains configs/quick.yaml and prints its tournament table against random, heuristic and the shipped agent
+of the game (the strongest, ``checkpoint:VARIANT``).
 """
 
 from __future__ import annotations
@@ -15,8 +16,6 @@ from .config import ConfigError
 
 QUICK_CONFIG = Path("configs/quick.yaml")
 GAMES = 100  # duplicate-deal games of `make run`'s table, per opponent
-SHIPPED = {"setback": Path("checkpoints/setback"), "auction": Path("checkpoints/auction"),
-           "ten_point": Path("checkpoints/ten_point")}
 
 
 TRAIN_DESCRIPTION = """\
@@ -90,11 +89,12 @@ def main_job(args) -> int:
     print(f"trained {cfg.total_steps:,} steps of {cfg.variant} in {time.perf_counter() - t0:.0f} s: {run}")
     rules = cfg.resolved_rules()
     opponents = ["random", "heuristic"]
-    shipped = SHIPPED.get(cfg.variant)
-    if shipped is not None and (shipped / "policy.safetensors").is_file():
-        opponents.append(f"checkpoint:{shipped}")
+    from agents.checkpoint import shipped_checkpoint
+
+    if shipped_checkpoint(cfg.variant) is not None:  # the game's strongest agent, checkpoints/VARIANT
+        opponents.append(f"checkpoint:{cfg.variant}")
     else:
-        print(f"note: no shipped {cfg.variant} checkpoint at {shipped}; skipping that row")
+        print(f"note: no shipped {cfg.variant} agent in checkpoints/; skipping that row")
     games = GAMES
     print(f"\nnew agent vs each opponent, {games} duplicate-deal games each (95% Wilson intervals):")
     try:
