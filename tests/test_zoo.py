@@ -87,3 +87,13 @@ def test_pitch_play_under_changed_rules_seats_the_heuristic(monkeypatch, capsys)
     monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))
     assert pitch_cli.main(["play", "--rule", "target_score=7", "--seed", "3"]) == 0
     assert "seat 1 (heuristic)" in capsys.readouterr().out
+
+
+def test_make_run_compares_its_agent_with_the_games_strongest():
+    from train.cli import run_opponents
+
+    assert run_opponents("setback") == ["random", "heuristic", "checkpoint:setback"]
+    env = pitch_env.env("setback")
+    strongest = agents.make(run_opponents("setback")[2], env)
+    assert strongest.card["sha256"] == read_policy(ROOT / "checkpoints" / "setback")[1]["sha256"]
+    assert strongest.card.get("exit"), "checkpoints/setback is the expert-iteration agent, not its start"

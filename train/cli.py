@@ -88,12 +88,8 @@ def main_job(args) -> int:
         return 130
     print(f"trained {cfg.total_steps:,} steps of {cfg.variant} in {time.perf_counter() - t0:.0f} s: {run}")
     rules = cfg.resolved_rules()
-    opponents = ["random", "heuristic"]
-    from agents.checkpoint import shipped_checkpoint
-
-    if shipped_checkpoint(cfg.variant) is not None:  # the game's strongest agent, checkpoints/VARIANT
-        opponents.append(f"checkpoint:{cfg.variant}")
-    else:
+    opponents = run_opponents(cfg.variant)
+    if len(opponents) == 2:
         print(f"note: no shipped {cfg.variant} agent in checkpoints/; skipping that row")
     games = GAMES
     print(f"\nnew agent vs each opponent, {games} duplicate-deal games each (95% Wilson intervals):")
@@ -105,6 +101,14 @@ def main_job(args) -> int:
         return 130
     print(table(rows))
     return 0
+
+
+def run_opponents(variant: str) -> list[str]:
+    """What `make run` compares its new agent with: random, heuristic and the game's strongest shipped
+    agent (checkpoints/VARIANT), when there is one."""
+    from agents.checkpoint import shipped_checkpoint
+
+    return ["random", "heuristic"] + ([f"checkpoint:{variant}"] if shipped_checkpoint(variant) is not None else [])
 
 
 def main(argv=None) -> int:
