@@ -9,6 +9,7 @@ import itertools
 import json
 import os
 import platform
+import random
 import re
 import sys
 import time
@@ -23,6 +24,7 @@ from .tournament import game_ranks, run_tournament
 BASELINES = ("random", "heuristic", "pimc:12")
 FORMAT = "pitch-leaderboard/1"
 MANIFEST = "leaderboard.json"
+ORDERS = 10  # shuffles of the games the ratings are averaged over
 
 DESCRIPTION = (
     "Play every baseline (random, heuristic, pimc:12) and every shipped agent of the game "
@@ -135,7 +137,7 @@ def run_leaderboard(variant: str, agents: list[str] | None = None, games: int = 
                 totals[k][0] += s.games
                 totals[k][1] += s.wins
             index = (i, j)
-            matches += [[(index[x], rank) for x, rank in game_ranks(g)] for g in r.games]
+            matches += [((g.deal, g.rotation, n), [(index[x], rank) for x, rank in game_ranks(g)]) for g in r.games]
             if say:
                 low, high = pairs[-1].interval()
                 say(f"[{n}/{len(schedule)}] {agents[i]} vs {agents[j]}: {a.wins} of {a.games} won "
@@ -145,8 +147,19 @@ def run_leaderboard(variant: str, agents: list[str] | None = None, games: int = 
                 break
     except KeyboardInterrupt:  # between two pairs, or while a pair's agents were being built
         interrupted = True
-    return Leaderboard(variant, seed, games, agents, pairs, openskill_ratings(agents, matches), custom,
+    return Leaderboard(variant, seed, games, agents, pairs, ratings(agents, matches), custom,
                        interrupted, time.perf_counter() - start, [tuple(t) for t in totals])
+
+
+def ratings(agents: list[str], matches) -> list[Rating]:
+    """OpenSkill ratings of the games ``matches`` (``(key, match)`` pairs), without skill drift (an
+    agent's skill does not change), averaged over ORDERS fixed shuffles of the games: one pass rates
+    an agent by the order it met the others in (who met random first gained the most)."""
+    games = [m for _, m in sorted(matches, key=lambda m: m[0])]
+    passes = [openskill_ratings(agents, random.Random(f"pitch-leaderboard:{k}").sample(games, len(games)), tau=0.0)
+              for k in range(ORDERS)]
+    return [Rating(name, sum(p[k].mu for p in passes) / ORDERS, sum(p[k].sigma for p in passes) / ORDERS)
+            for k, name in enumerate(agents)]
 
 
 # ---------------------------------------------------------------- presenting it
@@ -194,8 +207,9 @@ def markdown(board: Leaderboard, played: str = "") -> str:
         low, high = wilson(w, g)
         lines.append(f"| {rank} | `{board.agents[k]}` | {r.ordinal:.2f} | {r.mu:.2f} ± {r.sigma:.2f} | {g:,} | "
                      f"{_pct(w / g if g else 0)} [{_pct(low)}–{_pct(high)}] |")
-    lines += ["", "Rating: OpenSkill (Plackett-Luce) over every game of every pair, a game ranking its winner "
-              "first (truncated games by score margin); ranked by μ − 3σ.", "",
+    lines += ["", "Rating: OpenSkill (Plackett-Luce, no skill drift) over every game of every pair, a game "
+              f"ranking its winner first (a truncated game: by score margin), averaged over {ORDERS} fixed orders "
+              "of the games, since one pass depends on the order; ranked by μ − 3σ.", "",
               "Each cell: the row agent's win rate against the column agent [95% Wilson interval].", ""]
     cell = {}
     for p in board.pairs:

@@ -111,3 +111,18 @@ def test_the_entrants_are_the_baselines_and_the_games_shipped_agents():
     assert entrants("setback") == ["random", "heuristic", "pimc:12", "checkpoint:setback", "checkpoint:setback_base",
                                    "checkpoint:setback_scratch"]
     assert entrants("auction") == ["random", "heuristic", "pimc:12", "checkpoint:auction", "checkpoint:auction_base"]
+
+
+def test_the_ratings_follow_the_record_not_the_order_the_games_came_in():
+    """strong beats mid 110 of 200 and weak 190 of 200; mid beats weak every time. One OpenSkill pass
+    in the order the pairs are played rates mid first (it met weak first, and its wins came early)."""
+    from agents.leaderboard import ratings
+
+    def pair(n, winner, loser, wins, games=200):
+        return [((d, 0, n), [(winner, 1), (loser, 2)] if d < wins else [(winner, 2), (loser, 1)]) for d in range(games)]
+
+    matches = pair(0, 1, 0, 200) + pair(1, 2, 0, 190) + pair(2, 2, 1, 110)
+    rated = ratings(["weak", "mid", "strong"], matches)
+    assert [r.name for r in sorted(rated, key=lambda r: -r.ordinal)] == ["strong", "mid", "weak"]
+    assert ratings(["weak", "mid", "strong"], matches[::-1]) == rated
+    assert all(0 < r.sigma < 5 for r in rated)
