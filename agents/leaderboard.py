@@ -273,8 +273,8 @@ def write_chart(board: Leaderboard, path) -> None:
 
 
 def write_outputs(board: Leaderboard, out: Path) -> Path:
-    played = (f"Played {time.strftime('%Y-%m-%d', time.gmtime())} on {machine()}, "
-              f"{board.wall_s / 60:.1f} min of wall time for the games not already in the folder.")
+    # The games may have been played over several resumed runs: the wall time of this one alone says little.
+    played = f"Played {time.strftime('%Y-%m-%d', time.gmtime())} on {machine()}."
     md = out / "leaderboard.md"
     md.write_text(markdown(board, played))
     write_chart(board, out / chart_name(board.variant))
