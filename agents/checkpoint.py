@@ -1,8 +1,9 @@
 """A trained policy as an agent: ``CheckpointAgent(path, env)`` (``agents.make("checkpoint:PATH", env)``).
 
 PATH is a shipped agent's name (``setback``: a folder of the checkpoints/ beside this package), a
-``.safetensors`` file or a folder holding one. Loads the safe format of pitch_env/policy.py (safetensors + JSON card, never pickle) and refuses,
-with a CheckpointError naming the difference, a policy trained for other rules or layouts.
+``.safetensors`` file or a folder holding one. Loads the safe format of pitch_env/policy.py
+(safetensors + JSON card, never pickle) and refuses, with a CheckpointError naming the difference,
+a policy trained for other rules or layouts.
 """
 
 from __future__ import annotations

@@ -268,16 +268,19 @@ def write_chart(board: Leaderboard, path) -> None:
     per_pair = max((p.games for p in board.pairs), default=0)
     fig.suptitle(f"{board.variant}: {per_pair:,} duplicate games per pair, seed {board.seed}", fontsize=11)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=110, format="png")
     plt.close(fig)
 
 
 def write_outputs(board: Leaderboard, out: Path) -> Path:
     # The games may have been played over several resumed runs: the wall time of this one alone says little.
     played = f"Played {time.strftime('%Y-%m-%d', time.gmtime())} on {machine()}."
-    md = out / "leaderboard.md"
-    md.write_text(markdown(board, played))
-    write_chart(board, out / chart_name(board.variant))
+    from pitch_env.policy import atomic_write
+
+    md, text = out / "leaderboard.md", markdown(board, played)
+    # Renamed into place: a kill while writing leaves the last complete table and chart, never half of one.
+    atomic_write(md, lambda tmp: Path(tmp).write_text(text))
+    atomic_write(out / chart_name(board.variant), lambda tmp: write_chart(board, tmp))
     return md
 
 

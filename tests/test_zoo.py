@@ -97,3 +97,8 @@ def test_make_run_compares_its_agent_with_the_games_strongest():
     strongest = agents.make(run_opponents("setback")[2], env)
     assert strongest.card["sha256"] == read_policy(ROOT / "checkpoints" / "setback")[1]["sha256"]
     assert strongest.card.get("exit"), "checkpoints/setback is the expert-iteration agent, not its start"
+
+
+def test_pimcnet_takes_a_shipped_name_too():
+    agent = agents.make("pimcnet:1:setback", pitch_env.env("setback"))
+    assert agent.name == "pimcnet:1:setback"
