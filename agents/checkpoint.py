@@ -8,6 +8,7 @@ a policy trained for other rules or layouts.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +21,7 @@ from .heuristic import heuristic_action
 _FLOAT32 = np.dtype(np.float32)
 # Found beside the code, not in the working directory, so a shipped name works from anywhere.
 SHIPPED_DIR = Path(__file__).resolve().parent.parent / "checkpoints"
+_NAME = re.compile(r"[A-Za-z0-9_+=-][A-Za-z0-9_.+=-]{0,99}")  # a shipped agent's folder name
 
 
 def shipped_names() -> list[str]:
@@ -32,10 +34,13 @@ def shipped_names() -> list[str]:
 def shipped_checkpoint(name: str) -> Path | None:
     """The folder of the shipped agent ``name`` (a bare name, no slash), else None (a path, or no such name)."""
     name = str(name)
-    if not name or "/" in name or "\\" in name or name in (".", "..") or name.startswith("."):
+    if not _NAME.fullmatch(name):  # a path, or nothing a shipped folder could be called
         return None
     folder = SHIPPED_DIR / name
-    return folder if (folder / WEIGHTS_FILE).is_file() else None
+    try:
+        return folder if (folder / WEIGHTS_FILE).is_file() else None
+    except OSError:  # e.g. a name too long for the file system: no shipped agent has it
+        return None
 
 
 def checkpoint_path(spec) -> Path:
@@ -45,7 +50,11 @@ def checkpoint_path(spec) -> Path:
     if found is not None:
         return found
     p = Path(spec)
-    if not p.exists() and p.parent == Path(".") and p.suffix != ".safetensors":
+    try:
+        missing = not p.exists()
+    except OSError:  # unreadable: the loader says why
+        return p
+    if missing and _NAME.fullmatch(str(spec)) and p.suffix != ".safetensors":
         raise CheckpointError(f"no shipped agent named {str(spec)!r}: the shipped ones are "
                               f"{', '.join(shipped_names()) or '(none: checkpoints/ is missing)'}; "
                               "or give a .safetensors file or a checkpoint folder")

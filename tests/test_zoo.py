@@ -13,7 +13,7 @@ import pytest
 import agents
 import pitch_cli
 import pitch_env
-from agents.checkpoint import SHIPPED_DIR, checkpoint_path, shipped_names
+from agents.checkpoint import SHIPPED_DIR, checkpoint_path, shipped_checkpoint, shipped_names
 from pitch_env.policy import CheckpointError, read_policy
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -102,3 +102,17 @@ def test_make_run_compares_its_agent_with_the_games_strongest():
 def test_pimcnet_takes_a_shipped_name_too():
     agent = agents.make("pimcnet:1:setback", pitch_env.env("setback"))
     assert agent.name == "pimcnet:1:setback"
+
+
+@pytest.mark.parametrize("name", ["a/" + "x" * 300, "\x00", "-", "x" * 99])
+def test_a_name_no_folder_could_have_is_refused_in_one_line(name):
+    with pytest.raises(CheckpointError) as e:
+        agents.make(f"checkpoint:{name}", pitch_env.env("setback"))
+    assert "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("name", ["x" * 300, "x" * 300 + ".safetensors", "\x00"])
+def test_the_name_lookup_never_raises_the_file_systems_errors(name):
+    """A name too long for the file system is no shipped agent's: the path loader reports it."""
+    assert shipped_checkpoint(name) is None
+    assert checkpoint_path(name) == Path(name)
