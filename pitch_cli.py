@@ -29,12 +29,13 @@ EXAMPLES = {
     "tournament": "pitch tournament --agents pimc:12,heuristic --games 200",
     "play": "pitch play --variant setback --opponents heuristic --save game.json",
     "replay": "pitch replay game.json --hand 1",
+    "leaderboard": "pitch leaderboard --variant setback --games 200 --seed 0",
     "bench": "pitch bench",
 }
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="pitch", description="Pitch (Setback) RL environment and agents.")
+    parser = argparse.ArgumentParser(prog="pitch", description="pitch-rl: Pitch (Setback, Auction Pitch, 10-point Pitch) environment, agents and training.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     from train.cli import RUN_DESCRIPTION
 

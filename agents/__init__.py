@@ -4,7 +4,8 @@ Every agent has ``act(observation, info) -> action index`` (the two values ``env
 ``reset(seed=None)``, called at the start of each game. Specs: ``random``, ``heuristic``,
 ``pimc:N`` (N sampled worlds per decision; ``pimc:N:B`` also searches each bid in B worlds; N and B
 at most MAX_WORLDS = 1000), ``pimcnet:N:PATH`` (PIMC whose rollouts and default choices are the
-trained policy at PATH: agents/netpimc.py), ``checkpoint:PATH``, ``human``.
+trained policy at PATH: agents/netpimc.py), ``checkpoint:PATH`` (PATH a shipped agent's name such as ``setback``, the strongest of that game, or
+a policy file or folder: agents/checkpoint.py), ``human``.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ __all__ = ["Agent", "RandomAgent", "make", "SPEC_FORMS", "spec_error"]
 
 def spec_error(spec) -> ValueError:
     return ValueError(f"unknown agent spec {spec!r}: use one of {', '.join(SPEC_FORMS)} "
-                      "(e.g. 'pimc:20', 'checkpoint:checkpoints/setback')")
+                      "(e.g. 'pimc:20', 'checkpoint:setback')")
 
 
 def make(spec: str, env, seed: int | None = None) -> Agent:
@@ -51,7 +52,7 @@ def make(spec: str, env, seed: int | None = None) -> Agent:
         return PIMCAgent(env, worlds=worlds, seed=seed, bid_worlds=bid_worlds)
     if kind == "pimcnet":
         worlds_text, _, path = arg.partition(":")
-        form = "'pimcnet:N:PATH', e.g. 'pimcnet:12:checkpoints/setback'"
+        form = "'pimcnet:N:PATH', e.g. 'pimcnet:12:setback'"
         try:
             worlds = int(worlds_text)
         except ValueError:
@@ -63,7 +64,7 @@ def make(spec: str, env, seed: int | None = None) -> Agent:
         return NetPIMCAgent(env, path, worlds=worlds, seed=seed)
     if kind == "checkpoint":
         if not arg:
-            raise ValueError(f"agent spec {spec!r}: name the file, e.g. 'checkpoint:checkpoints/setback'")
+            raise ValueError(f"agent spec {spec!r}: name a shipped agent or a file, e.g. 'checkpoint:setback'")
         from .checkpoint import CheckpointAgent
 
         return CheckpointAgent(arg, env)

@@ -1,17 +1,48 @@
 """A trained policy as an agent: ``CheckpointAgent(path, env)`` (``agents.make("checkpoint:PATH", env)``).
 
-Loads the safe format of pitch_env/policy.py (safetensors + JSON card, never pickle) and refuses,
-with a CheckpointError naming the difference, a policy trained for other rules or layouts.
+PATH is a shipped agent's name (``setback``: a folder of the checkpoints/ beside this package), a
+``.safetensors`` file or a folder holding one. Loads the safe format of pitch_env/policy.py
+(safetensors + JSON card, never pickle) and refuses, with a CheckpointError naming the difference,
+a policy trained for other rules or layouts.
 """
 
 from __future__ import annotations
 
 import errno
+import re
 from pathlib import Path
 
 import numpy as np
 
 from pitch_env.policy import WEIGHTS_FILE, CheckpointError, load_policy  # noqa: F401  (CheckpointError re-exported)
+
+from .base import Agent
+from .heuristic import heuristic_action
+
+_FLOAT32 = np.dtype(np.float32)
+# Found beside the code, not in the working directory, so a shipped name works from anywhere.
+SHIPPED_DIR = Path(__file__).resolve().parent.parent / "checkpoints"
+_NAME = re.compile(r"[A-Za-z0-9_+=-][A-Za-z0-9_.+=-]{0,99}")  # a shipped agent's folder name
+
+
+def shipped_names() -> list[str]:
+    """The shipped agents' names: the folders of checkpoints/ that hold a policy file."""
+    if not SHIPPED_DIR.is_dir():
+        return []
+    return sorted(p.name for p in SHIPPED_DIR.iterdir() if (p / WEIGHTS_FILE).is_file())
+
+
+def shipped_checkpoint(name: str) -> Path | None:
+    """The folder of the shipped agent ``name`` (a bare name, no slash), else None (a path, or no such name)."""
+    name = str(name)
+    if not _NAME.fullmatch(name):  # a path, or nothing a shipped folder could be called
+        return None
+    folder = SHIPPED_DIR / name
+    try:
+        return folder if (folder / WEIGHTS_FILE).is_file() else None
+    except OSError:  # e.g. a name too long for the file system: no shipped agent has it
+        return None
+
 
 # Where a directory keeps its policy, in the order looked for: a checkpoint directory (checkpoints/NAME,
 # RUN/checkpoint), an expert-iteration run (train/exit.py keeps its best network), a training run.
@@ -22,6 +53,12 @@ def resolve_policy_path(text) -> Path:
     """The policy file an agent spec's PATH names: a ``.safetensors`` file, a checkpoint directory or a
     run directory (``pitch train``'s, ``pitch exit``'s). CheckpointError (one line) when there is none or
     the path cannot be read (too long a name, a symlink loop, no permission, a file used as a folder)."""
+    found = shipped_checkpoint(text)
+    if found is not None:
+        return found / WEIGHTS_FILE
+    if "\x00" in str(text):  # the system refuses it before any lookup
+        raise CheckpointError(f"checkpoint {_short(text)}: a path cannot hold a NUL character; give a "
+                              ".safetensors file or a checkpoint or run directory")
     path = Path(text)
     try:
         if path.is_dir():
@@ -42,6 +79,10 @@ def resolve_policy_path(text) -> Path:
         if e.errno != errno.ENOENT:
             raise CheckpointError(f"checkpoint {_short(text)}: cannot be read ({why.get(e.errno, e.strerror)}); "
                                   "give a .safetensors file or a checkpoint or run directory") from None
+    if _NAME.fullmatch(str(text)) and path.suffix != ".safetensors":
+        raise CheckpointError(f"no shipped agent named {_short(text)}: the shipped ones are "
+                              f"{', '.join(shipped_names()) or '(none: checkpoints/ is missing)'}; "
+                              "or give a .safetensors file, a checkpoint directory or a run directory")
     raise CheckpointError(f"checkpoint {_short(text)} not found: give a .safetensors file, a checkpoint directory "
                           f"or a run directory (the shipped agents are in checkpoints/)")
 
@@ -49,11 +90,6 @@ def resolve_policy_path(text) -> Path:
 def _short(text) -> str:
     text = str(text)
     return repr(text if len(text) <= 80 else text[:40] + "…" + text[-30:])
-
-from .base import Agent
-from .heuristic import heuristic_action
-
-_FLOAT32 = np.dtype(np.float32)
 
 
 class CheckpointAgent(Agent):

@@ -70,9 +70,10 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("play", help="play a game in the terminal against agents", formatter_class=fmt,
                               description=PLAY_DESCRIPTION)
     _rules_args(p)
-    p.add_argument("--opponents", default="heuristic",
+    p.add_argument("--opponents", default=None,
                    help="one spec for every other seat, or one per other seat in seat order "
-                        "(random, heuristic, pimc:N, pimc:N:B, checkpoint:PATH)")
+                        "(random, heuristic, pimc:N, pimc:N:B, checkpoint:PATH; default: the game's strongest "
+                        "shipped agent, checkpoint:VARIANT, or heuristic under changed rules)")
     p.add_argument("--seat", type=int, default=0, help="your seat (0 deals first)")
     p.add_argument("--seed", type=int, default=None, help="seed of the deals (default: random, printed)")
     p.add_argument("--save", metavar="FILE", help="save the game record (JSON) when the game ends or you quit")
@@ -84,6 +85,10 @@ def register(subparsers) -> None:
     p.add_argument("--hand", type=int, default=None, help="show only this hand (1 is the first)")
     p.add_argument("--html", metavar="FILE", help="write the game as a web page to watch it move by move")
     p.set_defaults(func=cmd_replay)
+
+    from .leaderboard import register as register_leaderboard
+
+    register_leaderboard(subparsers, fmt)
 
 
 def _rules_args(p) -> None:
@@ -265,6 +270,8 @@ def cmd_play(args, read=input, write=print) -> int:
     n = raw.rules.num_players
     if not 0 <= args.seat < n:
         return _fail(f"--seat {args.seat}: choose a seat from 0 to {n - 1}")
+    if args.opponents is None:  # the strongest agent of the game; it loads only for the preset's rules
+        args.opponents = f"checkpoint:{args.variant}" if not options else "heuristic"
     specs = [s.strip() for s in args.opponents.split(",") if s.strip()]
     if len(specs) == 1:
         specs = specs * (n - 1)

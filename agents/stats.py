@@ -37,15 +37,16 @@ class Rating:
         return self.mu - 3 * self.sigma
 
 
-def openskill_ratings(names: list[str], matches) -> list[Rating]:
+def openskill_ratings(names: list[str], matches, tau: float | None = None) -> list[Rating]:
     """OpenSkill (Plackett-Luce) ratings after ``matches``, processed in the given order.
 
     Each match is a list of ``(agent index, rank)`` for the agents that played it, rank 1 best;
-    equal ranks are a tie.
+    equal ranks are a tie. ``tau``: the skill drift added before each match (None: OpenSkill's
+    default; 0 for agents whose skill does not change).
     """
     from openskill.models import PlackettLuce
 
-    model = PlackettLuce()
+    model = PlackettLuce() if tau is None else PlackettLuce(tau=tau)
     current = [model.rating(name=n) for n in names]
     for match in matches:
         if len(match) < 2:

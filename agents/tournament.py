@@ -315,19 +315,21 @@ def _aggregate(names, results) -> list[AgentStats]:
 def _ratings(names, results) -> list[Rating] | None:
     if len(names) <= 2:
         return None
-    matches = []
-    for g in results:
-        present = [a for a in range(len(names)) if g.won[a] is not None]
-        # Rank by winning first, then by score margin; equal margins without a winner tie.
-        order = sorted(present, key=lambda a: (not g.won[a], -g.margin[a]))
-        ranks, rank, prev = {}, 0, None
-        for i, a in enumerate(order):
-            key = (not g.won[a], -g.margin[a])
-            if key != prev:
-                rank, prev = i + 1, key
-            ranks[a] = rank
-        matches.append([(a, ranks[a]) for a in present])
-    return openskill_ratings(names, matches)
+    return openskill_ratings(names, [game_ranks(g) for g in results])
+
+
+def game_ranks(g: GameResult) -> list[tuple[int, int]]:
+    """One game as an OpenSkill match: ``(agent index, rank)`` for the agents at the table, rank 1 best."""
+    present = [a for a in range(len(g.won)) if g.won[a] is not None]
+    # Rank by winning first, then by score margin; equal margins without a winner tie.
+    order = sorted(present, key=lambda a: (not g.won[a], -g.margin[a]))
+    ranks, rank, prev = {}, 0, None
+    for i, a in enumerate(order):
+        key = (not g.won[a], -g.margin[a])
+        if key != prev:
+            rank, prev = i + 1, key
+        ranks[a] = rank
+    return [(a, ranks[a]) for a in present]
 
 
 def _progress_bar(total: int, completed: int = 0):

@@ -11,8 +11,8 @@ Two diagnostics for a checkpoint (most useful in auction, where bids decide game
   the others), how often the network, the heuristic and the bid search choose the same bid, and the
   most common disagreements.
 
-Run: ``python -m bench.bids swap --checkpoint checkpoints/auction --bid-worlds 8 --games 2000 --seed 2024``
-or ``python -m bench.bids agree --checkpoint checkpoints/auction --games 100``.
+Run: ``python -m bench.bids swap --checkpoint checkpoints/auction_base --bid-worlds 8 --games 2000 --seed 2024``
+or ``python -m bench.bids agree --checkpoint checkpoints/auction_base --games 100``.
 """
 
 from __future__ import annotations
@@ -97,7 +97,7 @@ def agree(args) -> None:
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(prog="python -m bench.bids", description=__doc__.split("\n\n")[0])
     p.add_argument("mode", choices=("swap", "agree"))
-    p.add_argument("--checkpoint", default="checkpoints/auction")
+    p.add_argument("--checkpoint", default="checkpoints/auction_base")
     p.add_argument("--variant", default="auction")
     p.add_argument("--bid-worlds", type=int, default=8, help="worlds per bid search; 0 (swap): the checkpoint alone")
     p.add_argument("--votes", type=int, default=1, help="swap: bid the most common choice of this many searches")

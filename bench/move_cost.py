@@ -9,7 +9,7 @@ piece of the move on those decisions: once with the caches warm (the same call a
 time, the median over the decisions and ``--repeats`` passes; the figures vary with what else runs
 on the machine, so only compare rows of one run.
 
-    python -m bench.move_cost --variant ten_point --checkpoint checkpoints/ten_point_exit3
+    python -m bench.move_cost --variant ten_point --checkpoint checkpoints/ten_point
 
 Pieces: ``info_state`` (the mover's InfoState, which the hint reads), ``hint`` (the heuristic's
 choice, an input of the network), ``dispatch`` (numba's call of an empty kernel with the move's
@@ -98,7 +98,7 @@ def measure(agent, decisions, evict_mb: float, repeats: int) -> dict[str, tuple[
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.move_cost", description=__doc__.split("\n\n")[0])
     p.add_argument("--variant", default="ten_point")
-    p.add_argument("--checkpoint", default="checkpoints/ten_point_exit3")
+    p.add_argument("--checkpoint", default="checkpoints/ten_point")
     p.add_argument("--games", type=int, default=4, help="games against the heuristic whose decisions are timed")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--evict-mb", type=float, default=3.0,

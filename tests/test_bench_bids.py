@@ -12,9 +12,9 @@ from conftest import turns
 
 def test_the_swap_agent_bids_like_the_search_and_plays_like_the_checkpoint():
     env = pitch_env.env("auction", infoset=True)
-    swapped = SearchedBids(env, None, "checkpoints/auction", bid_worlds=4, votes=1, switch_z=1.0)
-    alone = SearchedBids(env, None, "checkpoints/auction", bid_worlds=0, votes=1, switch_z=1.0)
-    net, search = CheckpointAgent("checkpoints/auction", env), PIMCAgent(env, bid_worlds=4)
+    swapped = SearchedBids(env, None, "checkpoints/auction_base", bid_worlds=4, votes=1, switch_z=1.0)
+    alone = SearchedBids(env, None, "checkpoints/auction_base", bid_worlds=0, votes=1, switch_z=1.0)
+    net, search = CheckpointAgent("checkpoints/auction_base", env), PIMCAgent(env, bid_worlds=4)
     bids = differ = 0
     for game in range(3):
         env.reset(seed=game)

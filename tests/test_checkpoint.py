@@ -332,7 +332,7 @@ def test_the_move_cost_bench_times_the_agents_own_decisions():
     the bench recorded (so the pieces it times are the ones the move runs)."""
     from bench import move_cost
 
-    agent, decisions = move_cost.record("ten_point", "checkpoints/ten_point_exit3", games=1, seed=3)
+    agent, decisions = move_cost.record("ten_point", "checkpoints/ten_point", games=1, seed=3)
     assert len(decisions) > 20
     for game, obs, state, hint in decisions:
         assert np.count_nonzero(obs["action_mask"]) > 1
@@ -346,14 +346,15 @@ def test_the_move_cost_bench_times_the_agents_own_decisions():
 @pytest.mark.parametrize("name", sorted(p.name for p in (Path(__file__).parent.parent / "checkpoints").iterdir()))
 def test_every_shipped_checkpoint_loads_for_its_game_plays_legally_and_has_its_card(name):
     """Each directory under checkpoints/ is a policy for the rules its card names, loaded through the agent
-    spec its model card tells users to play, which plays a whole game of legal moves against random."""
-    path = f"checkpoints/{name}"
+    spec its model card tells users to play (the shipped name), which plays a whole game of legal moves
+    against random."""
+    path = Path(__file__).parent.parent / "checkpoints" / name
     _, card = read_policy(path)
-    readme = (Path(path) / "README.md").read_text()
-    assert f"checkpoint:{path}" in readme
+    readme = (path / "README.md").read_text()
+    assert f"`checkpoint:{name}`" in readme
     assert re.search(rf"rules: `{card['variant']}`|--variant {card['variant']} ", readme), "the card names other rules"
     env = pitch_env.env(card["variant"])
-    agent, other = agents.make(f"checkpoint:{path}", env), agents.make("random", env)
+    agent, other = agents.make(f"checkpoint:{name}", env), agents.make("random", env)
     env.reset(seed=5)
     for name_, obs, info in agents.base.turns(env):
         seat = env.unwrapped.agent_name_mapping[name_]

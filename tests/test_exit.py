@@ -28,7 +28,8 @@ from train.runfiles import kind_of
 from test_agents import play_guarded
 from test_train import within_seconds  # noqa: F401  (a fixture: fails a test that would hang)
 
-SHIPPED = {"setback": "checkpoints/setback", "auction": "checkpoints/auction", "ten_point": "checkpoints/ten_point"}
+SHIPPED = {"setback": "checkpoints/setback_base", "auction": "checkpoints/auction_base",
+           "ten_point": "checkpoints/ten_point_base"}  # the starts the shipped recipes grow from
 
 
 def one_at_a_time(policy, rules, game: Game, side: int) -> float:
@@ -213,6 +214,10 @@ def test_a_run_records_fits_gates_and_resumes(tmp_path, capsys):
                            previous="checkpoint:checkpoints/setback")
     assert "| 1 | pimcnet:1 | 1,000 | 1,000 |" in text and "checkpoint:checkpoints/setback" in text
     assert "CPU s/game: agent, opponent (ratio)" in text  # the thinking-time target is read off the card
+    for section in ("## Lineage", "## Recipe", "## Compute", "## Strength", "## Generations"):
+        assert section in text
+    assert str(tmp_path) not in text and "runs_dir" not in text  # where it ran is no part of it
+    assert "`setback_base` (configs/setback.yaml) → 1 generation `pimcnet:1` (configs/exit/setback_recipe.yaml)" in text
     load_policy(tmp_path / "card", pitch_env.rules("setback"))
 
 

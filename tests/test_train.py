@@ -203,6 +203,10 @@ def test_a_model_card_ships_the_policy_with_its_tournament_table(runs, tmp_path)
     assert "reads the heuristic's choice" in text and "| heuristic | 4 |" in text and "| pimc:1 | 2 |" in text
     assert (dest / "README.md").read_text() == text
     assert play_with(dest, "ten_point", 1)  # the shipped copy loads as checkpoint:DIR
+    for section in ("## Lineage", "## Recipe", "## Compute", "## Strength"):
+        assert section in text
+    assert "pitch train --config configs/ten_point.yaml" in text and "`checkpoint:ten_point`" in text
+    assert str(runs["ten_point"].parent) not in text and "runs_dir" not in text  # where it ran is no part of it
 
 
 def test_a_new_run_refuses_to_overwrite_an_existing_one(runs):

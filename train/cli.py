@@ -1,7 +1,8 @@
 """``pitch train`` (also ``python -m train``) and the main job of ``make run``.
 
 ``pitch train --config configs/NAME.yaml [--set key=value …] [--resume RUN_DIR]`` trains; ``main_job``
-trains configs/quick.yaml and prints its tournament table against random, heuristic and the shipped agent.
+trains configs/quick.yaml and prints its tournament table against random, heuristic and the shipped agent
+of the game (the strongest, ``checkpoint:VARIANT``).
 """
 
 from __future__ import annotations
@@ -15,8 +16,6 @@ from .config import ConfigError
 
 QUICK_CONFIG = Path("configs/quick.yaml")
 GAMES = 100  # duplicate-deal games of `make run`'s table, per opponent
-SHIPPED = {"setback": Path("checkpoints/setback"), "auction": Path("checkpoints/auction"),
-           "ten_point": Path("checkpoints/ten_point")}
 
 
 TRAIN_DESCRIPTION = """\
@@ -91,12 +90,9 @@ def main_job(args) -> int:
         return 130
     print(f"trained {cfg.total_steps:,} steps of {cfg.variant} in {time.perf_counter() - t0:.0f} s: {run}")
     rules = cfg.resolved_rules()
-    opponents = ["random", "heuristic"]
-    shipped = SHIPPED.get(cfg.variant)
-    if shipped is not None and (shipped / "policy.safetensors").is_file():
-        opponents.append(f"checkpoint:{shipped}")
-    else:
-        print(f"note: no shipped {cfg.variant} checkpoint at {shipped}; skipping that row")
+    opponents = run_opponents(cfg.variant)
+    if len(opponents) == 2:
+        print(f"note: no shipped {cfg.variant} agent in checkpoints/; skipping that row")
     games = GAMES
     try:
         rows = compare(run / "checkpoint" / "policy.safetensors", rules, opponents, games, seed=cfg.seed,
@@ -107,6 +103,14 @@ def main_job(args) -> int:
     console().print(render_table(f"{cfg.variant} · the new agent vs each opponent · {games} duplicate-deal games "
                                  f"each · seed {cfg.seed}", HEADERS, cells(rows)))
     return 0
+
+
+def run_opponents(variant: str) -> list[str]:
+    """What `make run` compares its new agent with: random, heuristic and the game's strongest shipped
+    agent (checkpoints/VARIANT), when there is one."""
+    from agents.checkpoint import shipped_checkpoint
+
+    return ["random", "heuristic"] + ([f"checkpoint:{variant}"] if shipped_checkpoint(variant) is not None else [])
 
 
 def main(argv=None) -> int:

@@ -59,7 +59,7 @@ PART = 1000  # decisions one recording task returns (a stop loses at most this m
 class ExitConfig:
     variant: str = "setback"  # rules preset: setback, auction or ten_point
     rules: dict[str, Any] = field(default_factory=dict)  # rules options over the preset
-    start: str = "checkpoints/setback"  # the policy of generation 0 (a checkpoint directory or file)
+    start: str = "checkpoints/setback_base"  # the policy of generation 0 (a checkpoint directory or file)
     generations: int = 3  # generations to run (each: record, fit, gate); with stages, their sum by default
     decisions: int = 40_000  # searched decisions recorded per generation
     worlds: int = 8  # worlds per searched decision of the teacher (pimcnet:worlds:best)
@@ -148,7 +148,7 @@ def make_exit_config(values: dict, source: str) -> ExitConfig:
     if not cfg.runs_dir.strip():
         raise ConfigError(f"key 'runs_dir' in {source} is empty: name a folder, e.g. runs")
     if not cfg.start:
-        raise ConfigError(f"key 'start' in {source} is empty; name the generation-0 policy, e.g. checkpoints/setback")
+        raise ConfigError(f"key 'start' in {source} is empty; name the generation-0 policy, e.g. checkpoints/setback_base")
     try:
         rules = cfg.resolved_rules()
     except Exception as e:  # the rules module names the bad option

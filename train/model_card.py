@@ -1,5 +1,5 @@
-"""Ship a trained run as checkpoints/NAME: the policy file plus a README model card whose table comes
-from duplicate-deal tournaments (Wilson intervals) against random, heuristic and PIMC.
+"""Ship a trained run as checkpoints/NAME: the policy file plus a README model card (lineage, recipe,
+compute, strength) whose table comes from duplicate-deal tournaments against random, heuristic and PIMC.
 
 Run: ``python -m train.model_card runs/RUN checkpoints/NAME [--games 2000] [--pimc-games 200]``; for an
 expert-iteration run (train/exit.py, it has generations.json) the card also shows each generation.
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import sys
 import time
@@ -21,7 +22,7 @@ from .evaluate import compare, table
 
 
 def write_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: int, workers: int, seed: int,
-               config: str = "") -> str:
+               config: str = "", machine: str = "") -> str:
     run, dest = Path(run), Path(dest)
     cfg = load_config(run / "config.yaml")
     config = config or f"configs/{cfg.variant}.yaml"
@@ -29,37 +30,74 @@ def write_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: int, wo
     card, rows, eval_s = _ship(run / "checkpoint" / WEIGHTS_FILE, dest, rules, games, [], pimc, pimc_games,
                                workers, seed)
     state = json.loads((run / "checkpoint" / "state.json").read_text())
-    cmd = (f"python -m train.model_card {run} {dest} --games {games} --pimc {pimc} "
-           f"--pimc-games {pimc_games} --workers {workers} --seed {seed} --config {config}")
-    text = f"""# `{dest.name}`: a trained `{cfg.variant}` agent ({_recipe(cfg)})
-
-Play it with the agent spec `checkpoint:{dest}` (e.g. `pitch tournament --variant {cfg.variant} --agents checkpoint:{dest},heuristic`).
-The file is safetensors weights with a JSON card (rules, observation layout v{card['observation']['layout_version']}
-of size {card['observation']['size']}, {card['actions']['size']} actions, network {card['network']['shape']}
-{card['network']['activation']}); it loads only for exactly these rules.
-
-- rules: `{cfg.variant}`, {rules.num_players} players, {'partnerships' if rules.partnerships else 'solo'}
-{_imitation_line(cfg, state)}- PPO steps (learner decisions), {_trainer(cfg)}: {card['training_steps']:,}
-- wall time on this machine (2 shared CPU cores): {state.get('wall_time', 0) / 60:.1f} min (imitation and evaluations included)
-- trained with: `pitch train --config {config}` (run `{run.name}`; resolved config below)
-
-## Strength (duplicate deals, every deal played with the seats swapped; 95% Wilson intervals)
-
-{_seating(rules)} Truncated games count as not won;
-the PIMC row is the agent spec `{pimc}` (PIMC, its number of sampled worlds after the colon).
-
-{table(rows)}
-
-Measured by `{cmd}` ({eval_s / 60:.1f} min).
-
-## Resolved training config
-
-```yaml
-{(run / 'config.yaml').read_text().strip()}
-```
-"""
+    im = state.get("imitation")
+    taught = (f"`{cfg.imitate or im['source']}`" + (f" against {cfg.imitate_against}" if cfg.imitate_against else "")
+              + f", imitated ({im['decisions']:,} decisions), then " if im else "nothing: ")
+    lineage = f"{taught}{card['training_steps']:,} steps of {_trainer(cfg)} self-play ({config})"
+    compute = [f"training: {state.get('wall_time', 0) / 60:.1f} min of wall time on {machine or _machine()} "
+               "(imitation and evaluations included)"]
+    facts = [_imitation_line(cfg, state).strip()[2:]] if im else []
+    config_text = "\n".join(line for line in (run / "config.yaml").read_text().strip().splitlines()
+                             if not line.startswith(_WHERE))
+    text = render_card(dest.name, cfg.variant, rules, card, f"a trained `{cfg.variant}` agent ({_recipe(cfg)})",
+                       lineage, [f"pitch train --config {config}"], compute, facts, rows, games, pimc, pimc_games,
+                       seed, eval_s, config_block=("yaml", config_text))
     atomic_write(dest / "README.md", lambda tmp: Path(tmp).write_text(text))
     return text
+
+
+# Where a run was written says nothing about the agent (and may be a temporary folder): left off cards.
+_WHERE = ("run_name:", "runs_dir:")
+
+
+def _machine() -> str:
+    from agents.leaderboard import machine
+
+    return machine()
+
+
+def render_card(name: str, variant: str, rules, card: dict, title: str, lineage: str, recipe: list[str],
+                compute: list[str], facts: list[str], rows: list[dict], games: int, pimc: str, pimc_games: int,
+                seed: int, eval_s: float, extra: str = "", config_block: tuple[str, str] | None = None) -> str:
+    """Every card's template: what it is and how to play it, then Lineage, Recipe, Compute and Strength."""
+    obs = card["observation"]
+    reproduce = (f"`pitch tournament --variant {variant} --agents checkpoint:{name},OPPONENT --games {games} "
+                 f"--seed {seed}`" + (f" (`--games {pimc_games}` for `{pimc}`)" if pimc_games else ""))
+    lines = [f"# `{name}`: {title}", "",
+             f"Play it with the agent spec `checkpoint:{name}`, e.g. `pitch play --variant {variant} --opponents "
+             f"checkpoint:{name}` or `pitch tournament --variant {variant} --agents checkpoint:{name},heuristic`. "
+             f"The file is safetensors weights with a JSON card (network {card['network']['shape']} "
+             f"{card['network']['activation']}, observation layout v{obs['layout_version']}, hint "
+             f"{obs.get('hint', 'none')}); it loads only for exactly these rules.", "",
+             f"- rules: `{variant}`, {rules.num_players} players, {'partnerships' if rules.partnerships else 'solo'}",
+             *(f"- {f}" for f in facts), "",
+             "## Lineage", "", lineage, "",
+             "## Recipe", "", "```", *recipe, "```", "",
+             "## Compute", "", *(f"- {c}" for c in compute),
+             f"- the strength table: {eval_s / 60:.1f} min", "",
+             "## Strength", "",
+             f"Duplicate deals, every deal played with the seats swapped; 95% Wilson intervals. {_seating(rules)} "
+             "Truncated games count as not won.", "", table(rows), "",
+             f"Each row is {reproduce}.", ""]
+    if extra:
+        lines += [extra.strip(), ""]
+    if config_block:
+        lines += ["## Resolved config", "", f"```{config_block[0]}", config_block[1], "```", ""]
+    return "\n".join(lines)
+
+
+def _origin(start: str) -> str:
+    """The start of an expert-iteration run as its lineage names it: its name, and the config that made
+    it when its card's recipe says (checkpoints/setback_base -> `setback_base` (configs/setback.yaml))."""
+    folder = Path(start) if Path(start).is_dir() else Path(start).parent
+    name = folder.name if Path(start).is_dir() else Path(start).stem
+    try:
+        text = (folder / "README.md").read_text()
+    except OSError:
+        return f"`{name}`"
+    recipe = text.split("## Recipe", 1)[1].split("\n## ", 1)[0] if "## Recipe" in text else ""
+    configs = re.findall(r"--config (\S+\.yaml)", recipe)
+    return f"`{name}` ({configs[-1]})" if configs else f"`{name}`"
 
 
 def _ship(src: Path, dest: Path, rules, games: int, more: list[str], pimc: str, pimc_games: int, workers: int,
@@ -117,7 +155,7 @@ def _seating(rules) -> str:
 
 
 def write_exit_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: int, workers: int, seed: int,
-                    config: str = "", previous: str = "", note: str = "") -> str:
+                    config: str = "", previous: str = "", note: str = "", machine: str = "") -> str:
     """The card of an expert-iteration run (train/exit.py): the best policy, its strength, and what
     each generation measured. ``previous``: the agent it grew from, for a head-to-head row."""
     from .exit import Run, make_exit_config, read_run_json, stages
@@ -129,9 +167,7 @@ def write_exit_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: in
     rows_g = Run(run).rows
     card, rows, eval_s = _ship(run / "best.safetensors", dest, rules, games, [previous] if previous else [], pimc,
                                pimc_games, workers, seed)
-    config = config or f"configs/exit/{cfg.variant}.yaml"
-    cmd = (f"python -m train.model_card {run} {dest} --games {games} --pimc {pimc} --pimc-games {pimc_games} "
-           f"--workers {workers} --seed {seed} --config {config}" + (f" --previous {previous}" if previous else ""))
+    config = config or f"configs/exit/{cfg.variant}_recipe.yaml"
     gen_table = ["| generation | teacher | decisions recorded | fitted | search overrode the net | held-out accuracy "
                  "before → after | candidate vs best (games) | 95% Wilson | kept | wall time |",
                  "|---|---|---|---|---|---|---|---|---|---|"]
@@ -143,43 +179,29 @@ def write_exit_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: in
                          f"{100 * r['gate_win_rate']:.1f}% ({r['gate_games']}) | {100 * r['gate_low']:.1f}–"
                          f"{100 * r['gate_high']:.1f}% | {'yes' if r['kept'] else 'no'} | {r['wall_s'] / 60:.1f} min |")
     wall = sum(r["wall_s"] for r in rows_g)
+    kept = sum(1 for r in rows_g if r["kept"])
     teachers = ", then ".join(f"`pimcnet:{s.worlds}`" + (f" (generations {s.first}–{s.last})" if s.last > s.first
                                                           else f" (generation {s.first})") for s in stages(cfg))
-    text = f"""# `{dest.name}`: a `{cfg.variant}` agent grown by expert iteration from `{cfg.start}`
-
-Play it with the agent spec `checkpoint:{dest}`. It is one forward pass per decision; its teacher, each
-generation, was {teachers} (PIMC whose rollouts and default choices are the best network so far,
-agents/netpimc.py) in self-play. The file is safetensors weights with a JSON card (network
-{card['network']['shape']} {card['network']['activation']}, observation layout v{card['observation']['layout_version']},
-hint {card['observation'].get('hint', 'none')}); it loads only for exactly these rules.
-
-- rules: `{cfg.variant}`, {rules.num_players} players, {'partnerships' if rules.partnerships else 'solo'}
-- generation 0: `{cfg.start}`; {len(rows_g)} generation(s), {sum(1 for r in rows_g if r['kept'])} kept
-- wall time of the generations on this machine (2 CPU cores): {wall / 60:.1f} min (recording, fits and gates)
-- trained with: `pitch exit --config {config}` (run `{run.name}`; resolved config below)
-
-## Strength (duplicate deals, every deal played with the seats swapped; 95% Wilson intervals)
-
-{_seating(rules)} Truncated games count as not won.
-
-{table(rows)}
-
-Measured by `{cmd}` ({eval_s / 60:.1f} min).
-
-## Generations
+    steps = " + ".join(f"{s.last - s.first + 1} generation{'s' if s.last > s.first else ''} `pimcnet:{s.worlds}`"
+                       for s in stages(cfg))
+    lineage = f"{_origin(cfg.start)} → {steps} ({config}); {kept} of {len(rows_g)} generations kept"
+    facts = [f"one forward pass per decision; its teacher, each generation, was {teachers} (PIMC whose rollouts "
+             "and default choices are the best network so far, agents/netpimc.py) in self-play"]
+    compute = [f"training: {wall / 60:.1f} min of wall time for the {len(rows_g)} generations (recording, fits "
+               f"and gates) on {machine or _machine()}"]
+    extra = f"""## Generations
 
 Each generation records `decisions` searched decisions, fits the best network to them and to the
 generation before's in its stage (`replay: {cfg.replay}`), and plays the fit against the best on {cfg.gate_games} duplicate deals;
 it becomes the best only above {100 * cfg.gate_min:.0f}%.
 
 {chr(10).join(gen_table)}
-{chr(10) + note + chr(10) if note else ""}
-## Resolved config
-
-```json
-{json.dumps(saved, indent=1)}
-```
-"""
+{chr(10) + note + chr(10) if note else ""}"""
+    shown = {k: v for k, v in saved.items() if k not in ("run_name", "runs_dir")}
+    text = render_card(dest.name, cfg.variant, rules, card,
+                       f"a `{cfg.variant}` agent grown by expert iteration from `{_origin(cfg.start).split('`')[1]}`",
+                       lineage, [f"pitch exit --config {config}"], compute, facts, rows, games, pimc, pimc_games,
+                       seed, eval_s, extra, ("json", json.dumps(shown, indent=1)))
     atomic_write(dest / "README.md", lambda tmp: Path(tmp).write_text(text))
     return text
 
@@ -193,18 +215,21 @@ def main(argv=None) -> int:
     p.add_argument("--pimc-games", type=int, default=200, help="games against PIMC (0: skip; it is slow)")
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--seed", type=int, default=2024, help="tournament seed (not a seed used in training)")
-    p.add_argument("--config", default="", help="the config file the run was trained from, as the card "
-                                                 "names it (default configs/VARIANT.yaml)")
+    p.add_argument("--config", default="", help="the config file the run was trained from, as the card names "
+                   "it (default configs/VARIANT.yaml; expert iteration: configs/exit/VARIANT_recipe.yaml)")
     p.add_argument("--note", default="", help="expert-iteration runs: a paragraph for the card under the "
                                                "generations (how the run went, e.g. a shared machine)")
     p.add_argument("--previous", default="", help="expert-iteration runs: an agent spec for a head-to-head row "
-                                                   "(e.g. checkpoint:checkpoints/setback, the agent it grew from)")
+                                                   "(e.g. checkpoint:setback_base, the agent it grew from)")
+    p.add_argument("--machine", default="", help="the machine the run trained on, as the card's Compute "
+                                                  "section names it (default: this one's cores and processor)")
     a = p.parse_args(argv)
     if (Path(a.run) / "generations.json").is_file():
         print(write_exit_card(Path(a.run), Path(a.dest), a.games, a.pimc, a.pimc_games, a.workers, a.seed, a.config,
-                              a.previous, a.note))
+                              a.previous, a.note, a.machine))
         return 0
-    print(write_card(Path(a.run), Path(a.dest), a.games, a.pimc, a.pimc_games, a.workers, a.seed, a.config))
+    print(write_card(Path(a.run), Path(a.dest), a.games, a.pimc, a.pimc_games, a.workers, a.seed, a.config,
+                     a.machine))
     return 0
 
 
