@@ -138,6 +138,16 @@ def _fail(message: str) -> int:
 
 
 # ---------------------------------------------------------------- tournament
+def check_counts(games: int, workers: int, per: str = "") -> None:
+    """ValueError (one line) unless ``--games`` and ``--workers`` are counts this machine can play."""
+    if not 1 <= games <= MAX_GAMES:
+        raise ValueError(f"--games {games}: play 1 to {MAX_GAMES:,} games{per}")
+    if workers < 1:
+        raise ValueError(f"--workers {workers}: use 1 or more processes (1 plays in this process; "
+                         f"this machine has {os.cpu_count()} cores)")
+    check_workers(workers, "--workers")
+
+
 def cmd_tournament(args) -> int:
     from . import report
     from .tournament import run_tournament
@@ -146,12 +156,7 @@ def cmd_tournament(args) -> int:
         specs = _split_specs(args.agents)
         options = _rules_options(args)
         rules = pitch_env.rules(args.variant, **options)
-        if not 1 <= args.games <= MAX_GAMES:
-            raise ValueError(f"--games {args.games}: play 1 to {MAX_GAMES:,} games")
-        if args.workers < 1:
-            raise ValueError(f"--workers {args.workers}: use 1 or more processes (1 plays in this process; "
-                             f"this machine has {os.cpu_count()} cores)")
-        check_workers(args.workers, "--workers")
+        check_counts(args.games, args.workers)
         if args.resume and not args.results:
             raise ValueError("--resume continues the tournament in --results FILE: give that file")
         # Before any game: an hour of play must not end at an unwritable path.

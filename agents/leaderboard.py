@@ -300,17 +300,11 @@ def register(subparsers, formatter) -> None:
 
 
 def cmd_leaderboard(args) -> int:
-    from .cli import MAX_GAMES, _check_specs, _fail, _split_specs, _term_as_interrupt
-    from .workers import check_workers
+    from .cli import _check_specs, _fail, _split_specs, _term_as_interrupt, check_counts
 
     out = Path(args.out or f"runs/leaderboard_{args.variant}")
     try:
-        if not 1 <= args.games <= MAX_GAMES:
-            raise ValueError(f"--games {args.games}: play 1 to {MAX_GAMES:,} games per pair")
-        if args.workers < 1:
-            raise ValueError(f"--workers {args.workers}: use 1 or more processes (this machine has "
-                             f"{os.cpu_count()} cores)")
-        check_workers(args.workers, "--workers")
+        check_counts(args.games, args.workers, " per pair")
         specs = _split_specs(args.agents) if args.agents is not None else entrants(args.variant)
         twice = sorted({s for s in specs if specs.count(s) > 1})
         if twice:
