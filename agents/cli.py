@@ -132,7 +132,7 @@ def _value(text: str):
 MAX_GAMES = 10_000_000
 
 
-def _fail(message: str) -> int:
+def fail(message: str) -> int:
     print(f"pitch: {message}", file=sys.stderr)
     return 2
 
@@ -153,7 +153,7 @@ def cmd_tournament(args) -> int:
     from .tournament import run_tournament
 
     try:
-        specs = _split_specs(args.agents)
+        specs = split_specs(args.agents)
         options = _rules_options(args)
         rules = pitch_env.rules(args.variant, **options)
         check_counts(args.games, args.workers)
@@ -169,15 +169,15 @@ def cmd_tournament(args) -> int:
             if not 1 <= args.html_games <= MAX_PAGES:
                 raise ValueError(f"--html-games {args.html_games}: show 1 to {MAX_PAGES} games")
             check_folder(args.html)
-        _check_specs(args.variant, options, rules, specs)
-        with _term_as_interrupt():
+        check_specs(args.variant, options, rules, specs)
+        with term_as_interrupt():
             result = run_tournament(args.variant, specs, games=args.games, seed=args.seed, workers=args.workers,
                                     progress=not args.quiet, results=args.results, resume=args.resume,
                                     keep_records=args.html_games if args.html else 0, **options)
     except ValueError as e:
-        return _fail(str(e))
+        return fail(str(e))
     except KeyboardInterrupt:  # while the agents were still being built: nothing played yet
-        return _fail("interrupted before the first game")
+        return fail("interrupted before the first game")
     report.print_result(result)
     try:
         if args.json:
@@ -192,7 +192,7 @@ def cmd_tournament(args) -> int:
             index = write_pages(result, args.html)
             print(f"Games to watch: {index}" if index else "--html: this run played no game (all were in --results)")
     except OSError as e:
-        return _fail(f"could not write the report: {e}")
+        return fail(f"could not write the report: {e}")
     if result.interrupted:
         again = (f"rerun the same command with --resume to finish it" if args.results else
                  "add --results FILE next time to be able to resume")
@@ -203,7 +203,7 @@ def cmd_tournament(args) -> int:
 
 
 @contextlib.contextmanager
-def _term_as_interrupt():
+def term_as_interrupt():
     """A plain ``kill`` (SIGTERM) or a closed terminal (SIGHUP) ends a tournament or a game like
     Ctrl-C: the tournament reports the games so far, the game is saved, then the command exits."""
     def interrupt(signum, frame):
@@ -219,7 +219,7 @@ def _term_as_interrupt():
             signal.signal(s, handler)
 
 
-def _split_specs(text: str) -> list[str]:
+def split_specs(text: str) -> list[str]:
     specs = [s.strip() for s in text.split(",")]
     if not any(specs):
         raise ValueError("--agents is empty: give specs such as heuristic,random")
@@ -246,7 +246,7 @@ def check_output_path(path, option: str) -> None:
         raise ValueError(f"{option} {path}: cannot write there ({e.strerror}); choose another path") from None
 
 
-def _check_specs(variant: str, options: dict, rules, specs: list[str]) -> None:
+def check_specs(variant: str, options: dict, rules, specs: list[str]) -> None:
     """Build each agent once up front, so a bad spec fails before any game is played."""
     from . import make
     from .tournament import seatings
@@ -270,18 +270,18 @@ def cmd_play(args, read=input, write=print) -> int:
         if args.save:
             check_output_path(args.save, "--save")
     except ValueError as e:
-        return _fail(str(e))
+        return fail(str(e))
     raw = env.unwrapped
     n = raw.rules.num_players
     if not 0 <= args.seat < n:
-        return _fail(f"--seat {args.seat}: choose a seat from 0 to {n - 1}")
+        return fail(f"--seat {args.seat}: choose a seat from 0 to {n - 1}")
     if args.opponents is None:  # the strongest agent of the game; it loads only for the preset's rules
         args.opponents = f"checkpoint:{args.variant}" if not options else "heuristic"
     specs = [s.strip() for s in args.opponents.split(",") if s.strip()]
     if len(specs) == 1:
         specs = specs * (n - 1)
     if len(specs) != n - 1 or "human" in specs:
-        return _fail(f"--opponents {args.opponents!r}: give one agent spec for all {n - 1} other seats, "
+        return fail(f"--opponents {args.opponents!r}: give one agent spec for all {n - 1} other seats, "
                      f"or {n - 1} specs in seat order (not 'human')")
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
     players, labels = {}, {}
@@ -295,16 +295,16 @@ def cmd_play(args, read=input, write=print) -> int:
                 spec = next(others)
                 players[s], labels[s] = make(spec, env, seed=seed * 100 + s), spec
     except ValueError as e:
-        return _fail(str(e))
+        return fail(str(e))
     except KeyboardInterrupt:  # while an opponent was loading: there is no game to save yet
-        return _fail("interrupted before the game started")
+        return fail("interrupted before the game started")
     env.reset(seed=seed)
     for p in players.values():
         p.reset()
     write(_intro(raw.rules, labels, args.seat, seed, args.variant))
     shown = 0
     try:
-        with _term_as_interrupt():
+        with term_as_interrupt():
             for name, obs, info in turns(env):
                 seat = raw.agent_name_mapping[name]
                 action = players[seat].act(obs, info)
@@ -314,7 +314,7 @@ def cmd_play(args, read=input, write=print) -> int:
                 shown = _show_finished_hands(raw.game_record(), shown, write)
     except InputLost as e:  # stdin closed or gone: keep the game so far, then say why in one line
         _save(raw, args.save)
-        return _fail(f"{e}; the game stopped{_saved_to(args.save)}")
+        return fail(f"{e}; the game stopped{_saved_to(args.save)}")
     except (QuitGame, KeyboardInterrupt):  # quit, Ctrl-D, Ctrl-C, kill or a closed terminal: keep the game so far
         _save(raw, args.save)  # first: a closed terminal may refuse every line written after
         _quiet(write)("\nGame stopped." + _saved_line(args.save))
@@ -408,11 +408,11 @@ def cmd_replay(args) -> int:
     try:
         record = load_record(args.file)
     except RecordError as e:
-        return _fail(str(e))
+        return fail(str(e))
     try:
         replay(record)  # every move legal, every winner, award and score what the rules give
     except RecordError as e:
-        return _fail(f"{args.file}: {e}")
+        return fail(f"{args.file}: {e}")
     if args.html:
         return _replay_page(record, args.html)
     if args.hand is None:
@@ -420,7 +420,7 @@ def cmd_replay(args) -> int:
         return 0
     hands = record["hands"]
     if not 1 <= args.hand <= len(hands):
-        return _fail(f"--hand {args.hand}: the record has hands 1 to {len(hands)}")
+        return fail(f"--hand {args.hand}: the record has hands 1 to {len(hands)}")
     print(render_hand(record, hands[args.hand - 1]))
     return 0
 
@@ -432,8 +432,8 @@ def _replay_page(record: dict, path) -> int:
         check_output_path(path, "--html")
         write_page(record, path)
     except ValueError as e:
-        return _fail(str(e))
+        return fail(str(e))
     except OSError as e:
-        return _fail(f"--html {path}: could not write it ({e.strerror or e})")
+        return fail(f"--html {path}: could not write it ({e.strerror or e})")
     print(f"Wrote {path}: open it in a browser")
     return 0

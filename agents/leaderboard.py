@@ -300,12 +300,12 @@ def register(subparsers, formatter) -> None:
 
 
 def cmd_leaderboard(args) -> int:
-    from .cli import _check_specs, _fail, _split_specs, _term_as_interrupt, check_counts
+    from .cli import check_specs, fail, split_specs, term_as_interrupt, check_counts
 
     out = Path(args.out or f"runs/leaderboard_{args.variant}")
     try:
         check_counts(args.games, args.workers, " per pair")
-        specs = _split_specs(args.agents) if args.agents is not None else entrants(args.variant)
+        specs = split_specs(args.agents) if args.agents is not None else entrants(args.variant)
         twice = sorted({s for s in specs if specs.count(s) > 1})
         if twice:
             raise ValueError(f"--agents lists {', '.join(twice)} more than once: name each agent once")
@@ -317,18 +317,18 @@ def cmd_leaderboard(args) -> int:
             (out / "games").mkdir(parents=True, exist_ok=True)
         except OSError as e:
             raise ValueError(f"--out {out}: cannot create it ({e.strerror}); choose another folder") from None
-        _check_specs(args.variant, {}, pitch_env.rules(args.variant), specs)
-        with _term_as_interrupt():
+        check_specs(args.variant, {}, pitch_env.rules(args.variant), specs)
+        with term_as_interrupt():
             board = run_leaderboard(args.variant, specs if args.agents is not None else None, args.games,
                                     args.seed, args.workers, out, say=lambda line: print(line, flush=True))
     except ValueError as e:
-        return _fail(str(e))
+        return fail(str(e))
     except KeyboardInterrupt:
-        return _fail("interrupted before the first game; run the same command again")
+        return fail("interrupted before the first game; run the same command again")
     try:
         md = write_outputs(board, out)
     except OSError as e:
-        return _fail(f"could not write the leaderboard into {out}: {e}")
+        return fail(f"could not write the leaderboard into {out}: {e}")
     print(md.read_text())
     print(f"Wrote {md} and {out / chart_name(board.variant)}.")
     if board.interrupted:

@@ -320,11 +320,11 @@ def test_every_commands_help_ends_with_an_example_that_parses():
 def test_under_nohup_a_closed_terminal_does_not_stop_a_tournament():
     import signal as sig
 
-    from agents.cli import _term_as_interrupt
+    from agents.cli import term_as_interrupt
 
     previous = sig.signal(sig.SIGHUP, sig.SIG_IGN)
     try:
-        with _term_as_interrupt():
+        with term_as_interrupt():
             assert sig.getsignal(sig.SIGHUP) is sig.SIG_IGN and sig.getsignal(sig.SIGTERM) is not sig.SIG_DFL
     finally:
         sig.signal(sig.SIGHUP, previous)
