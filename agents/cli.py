@@ -6,9 +6,7 @@ import argparse
 import contextlib
 import os
 import random
-import signal
 import sys
-import tempfile
 from pathlib import Path
 
 import pitch_env
@@ -17,7 +15,7 @@ from pitch_env.replay import replay
 from pitch_env.render import render_hand, render_record
 
 from .base import turns
-from .workers import check_workers
+from .cli_checks import check_counts, check_output_path, check_specs, fail, split_specs, term_as_interrupt
 
 
 class _Help(argparse.HelpFormatter):
@@ -128,26 +126,7 @@ def _value(text: str):
         return text
 
 
-# Far beyond any real tournament; larger numbers only build job lists or process pools that never end.
-MAX_GAMES = 10_000_000
-
-
-def fail(message: str) -> int:
-    print(f"pitch: {message}", file=sys.stderr)
-    return 2
-
-
 # ---------------------------------------------------------------- tournament
-def check_counts(games: int, workers: int, per: str = "") -> None:
-    """ValueError (one line) unless ``--games`` and ``--workers`` are counts this machine can play."""
-    if not 1 <= games <= MAX_GAMES:
-        raise ValueError(f"--games {games}: play 1 to {MAX_GAMES:,} games{per}")
-    if workers < 1:
-        raise ValueError(f"--workers {workers}: use 1 or more processes (1 plays in this process; "
-                         f"this machine has {os.cpu_count()} cores)")
-    check_workers(workers, "--workers")
-
-
 def cmd_tournament(args) -> int:
     from . import report
     from .tournament import run_tournament
@@ -200,63 +179,6 @@ def cmd_tournament(args) -> int:
               file=sys.stderr)
         return 130
     return 0
-
-
-@contextlib.contextmanager
-def term_as_interrupt():
-    """A plain ``kill`` (SIGTERM) or a closed terminal (SIGHUP) ends a tournament or a game like
-    Ctrl-C: the tournament reports the games so far, the game is saved, then the command exits."""
-    def interrupt(signum, frame):
-        raise KeyboardInterrupt
-
-    # A signal already ignored stays ignored: under nohup a closed terminal must not stop the run.
-    previous = {s: signal.signal(s, interrupt) for s in (signal.SIGTERM, signal.SIGHUP)
-                if signal.getsignal(s) is not signal.SIG_IGN}
-    try:
-        yield
-    finally:
-        for s, handler in previous.items():
-            signal.signal(s, handler)
-
-
-def split_specs(text: str) -> list[str]:
-    specs = [s.strip() for s in text.split(",")]
-    if not any(specs):
-        raise ValueError("--agents is empty: give specs such as heuristic,random")
-    if not all(specs):
-        raise ValueError(f"--agents {text!r}: an empty spec between commas; write e.g. heuristic,random")
-    return specs
-
-
-def check_output_path(path, option: str) -> None:
-    """Fail now, naming the option, if ``path`` cannot be written (its folder missing or read-only)."""
-    p = Path(path)
-    if p.is_dir():
-        raise ValueError(f"{option} {path}: is a folder; give a file name")
-    if not p.parent.is_dir():
-        raise ValueError(f"{option} {path}: {p.parent} is not an existing folder; create it or choose another path")
-    try:  # a real write: permission bits alone do not say (root, read-only mounts)
-        if p.exists():
-            open(p, "a").close()
-        else:
-            fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=".pitch-check-")
-            os.close(fd)
-            os.unlink(tmp)
-    except OSError as e:
-        raise ValueError(f"{option} {path}: cannot write there ({e.strerror}); choose another path") from None
-
-
-def check_specs(variant: str, options: dict, rules, specs: list[str]) -> None:
-    """Build each agent once up front, so a bad spec fails before any game is played."""
-    from . import make
-    from .tournament import seatings
-
-    if "human" in specs:
-        raise ValueError("a tournament cannot seat 'human': use pitch play")
-    seatings(rules, len(specs))  # e.g. one agent cannot fill two partnership sides
-    env = pitch_env.env(variant, **options)
-    for spec in specs:
-        make(spec, env)
 
 
 # ---------------------------------------------------------------- play

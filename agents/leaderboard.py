@@ -300,7 +300,7 @@ def register(subparsers, formatter) -> None:
 
 
 def cmd_leaderboard(args) -> int:
-    from .cli import check_specs, fail, split_specs, term_as_interrupt, check_counts
+    from .cli_checks import check_counts, check_specs, fail, split_specs, term_as_interrupt
 
     out = Path(args.out or f"runs/leaderboard_{args.variant}")
     try:

@@ -18,6 +18,7 @@ import pitch_env
 
 from .base import turns
 from .stats import Rating, openskill_ratings, wilson
+from .tournament_log import GameResult, ResultsLog
 from .workers import check_workers
 
 AgentSpec = str | Callable  # a spec for agents.make, or factory(env, seed) -> Agent (picklable for workers > 1)
@@ -49,27 +50,6 @@ def deal_seed(seed: int, deal: int) -> int:
 
 def agent_seed(seed: int, deal: int, rotation: int, seat: int) -> int:
     return random.Random(f"pitch-agent:{seed}:{deal}:{rotation}:{seat}").randrange(2**62)
-
-
-@dataclass
-class GameResult:
-    deal: int
-    rotation: int
-    env_seed: int
-    seating: list[int]  # agent index per seat
-    winner: int | None  # winning side, None if truncated
-    truncated: bool
-    final_scores: list[int]
-    hands: int  # hands dealt (thrown-in ones included)
-    # per agent index (None for agents not at the table):
-    won: list
-    margin: list  # best own side score minus best other side score
-    points: list  # points won by its sides over the hands played
-    side_hands: list  # hands played (not thrown in) times its number of sides
-    pitched: list  # hands its side pitched
-    made: list  # of those, bids made
-    think_s: list  # CPU seconds spent in act()
-    decisions: list
 
 
 @dataclass
@@ -235,7 +215,6 @@ def run_tournament(variant: str = "setback", agents: list[AgentSpec] = ("heurist
                   seed=seed)
     log = None
     if results is not None:
-        from .tournament_log import ResultsLog
 
         log = ResultsLog(results, {k: config[k] for k in ("variant", "rules", "specs", "seed", "rotations")}, resume)
     done = {} if log is None else {d: g for d, g in log.done.items() if d < deals}

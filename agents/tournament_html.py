@@ -12,7 +12,7 @@ MAX_PAGES = 1000  # pages are ~100 kB each; a sample to watch, not an archive
 
 def check_folder(folder, option: str = "--html") -> None:
     """Create ``folder`` if needed and fail now, naming the option, if pages cannot be written there."""
-    from .cli import check_output_path
+    from .cli_checks import check_output_path
 
     p = Path(folder)
     if p.exists() and not p.is_dir():

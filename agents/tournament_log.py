@@ -8,10 +8,32 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from dataclasses import asdict, fields
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 FORMAT = "pitch-tournament-results/1"
+
+
+# One finished game of a tournament: a line of the results file.
+@dataclass
+class GameResult:
+    deal: int
+    rotation: int
+    env_seed: int
+    seating: list[int]  # agent index per seat
+    winner: int | None  # winning side, None if truncated
+    truncated: bool
+    final_scores: list[int]
+    hands: int  # hands dealt (thrown-in ones included)
+    # per agent index (None for agents not at the table):
+    won: list
+    margin: list  # best own side score minus best other side score
+    points: list  # points won by its sides over the hands played
+    side_hands: list  # hands played (not thrown in) times its number of sides
+    pitched: list  # hands its side pitched
+    made: list  # of those, bids made
+    think_s: list  # CPU seconds spent in act()
+    decisions: list
 
 
 class ResultsLog:
@@ -22,8 +44,6 @@ class ResultsLog:
     """
 
     def __init__(self, path, header: dict, resume: bool):
-        from .tournament import GameResult
-
         self.path = Path(path)
         self.header = json.loads(json.dumps({"format": FORMAT, **header}))  # as it reads back
         game_fields = {f.name for f in fields(GameResult)}

@@ -7,12 +7,12 @@ scoring scheme awards is one row of ``SCHEMES``, read by the rules, the engine a
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 from .cards import ACE, GAME_POINTS, JACK, LJ, BJ, THREE, TEN, TWO, TrumpTable, off_jack
 
-if TYPE_CHECKING:  # rules.py reads SCHEMES, so the type is imported for annotations only
-    from .rules import Rules
+# ``rules`` below is a pitch_env.rules.Rules. It is named in annotations only, never imported: rules.py
+# reads SCHEMES to check its ``scoring`` option, so the import goes one way, rules -> scoring.
 
 SHOOT = 100  # the shoot bid, internally: above every numeric bid
 # The fixed value of the dealer's "shoot" bid under shoot=dealer_double (Setback's option).

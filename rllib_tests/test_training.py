@@ -14,7 +14,7 @@ import pitch_env
 from pitch_cli import main as pitch
 from pitch_env.policy import read_policy
 from train.config import ConfigError
-from train.loop import train
+from train.run import train
 
 from .conftest import TINY
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from train.config import FIXED_ON_RESUME, ConfigError, load_config, load_resume_config, save_yaml
-from train.loop import train
+from train.run import train
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -18,7 +18,8 @@ from pitch_env.observer import Observer
 from pitch_env.policy_input import policy_input
 from train import fast
 from train.config import ConfigError, load_config
-from train.loop import new_model, train
+from train.loop import new_model
+from train.run import train
 
 TINY = ["trainer=fast", "num_envs=8", "n_steps=32", "batch_size=128", "n_epochs=1", "hidden=[32, 32]",
         "total_steps=1024", "snapshot_every=256", "checkpoint_every=512", "eval_every=0", "eval_games=2",

@@ -320,7 +320,7 @@ def test_every_commands_help_ends_with_an_example_that_parses():
 def test_under_nohup_a_closed_terminal_does_not_stop_a_tournament():
     import signal as sig
 
-    from agents.cli import term_as_interrupt
+    from agents.cli_checks import term_as_interrupt
 
     previous = sig.signal(sig.SIGHUP, sig.SIG_IGN)
     try:

@@ -333,10 +333,10 @@ def test_make_run_prints_its_table_in_the_tournaments_style(capsys, monkeypatch,
 
     import train.cli
     import train.evaluate
-    import train.loop
+    import train.run
 
     # The training and the games are the tournament tool's (tested above); here only the table printed after.
-    monkeypatch.setattr(train.loop, "train", lambda cfg, config_path=None: tmp_path)
+    monkeypatch.setattr(train.run, "train", lambda cfg, config_path=None: tmp_path)
     row = dict(opponent="heuristic", games=100, wins=60, win_rate=0.6, low=0.5, high=0.7, margin=1.5,
                points_per_hand=1.0, bids_made=0.5, truncated=0, wall_s=1.0, think_s=0.013, opponent_think_s=0.742)
     monkeypatch.setattr(train.evaluate, "compare", lambda *a, **k: [row])

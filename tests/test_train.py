@@ -13,7 +13,7 @@ import agents
 import pitch_env
 from conftest import turns
 from train.config import ConfigError, load_config
-from train.loop import train
+from train.run import train
 from pitch_env.policy import atomic_write, read_policy
 
 CONFIGS = sorted(Path(__file__).resolve().parent.parent.joinpath("configs").glob("*.yaml"))
@@ -750,7 +750,7 @@ def test_a_training_run_asking_more_workers_than_the_machine_holds_is_refused_be
     import os
 
     from train.config import ConfigError, TrainConfig
-    from train.loop import train
+    from train.run import train
 
     too_many = 4 * os.cpu_count() + 1
     for key, extra in (("workers", {"trainer": "fast", "num_envs": 4096}), ("imitate_workers", {"imitate": "heuristic"})):

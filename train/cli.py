@@ -42,7 +42,7 @@ def register(subparsers) -> None:
 
 
 def cmd_train(args) -> int:
-    from .loop import RunInterrupted, train
+    from .run import RunInterrupted, train
     from pitch_env.policy import CheckpointError
 
     if args.resume and args.config:
@@ -75,7 +75,7 @@ def main_job(args) -> int:
 
     from .config import load_config
     from .evaluate import HEADERS, cells, compare
-    from .loop import RunInterrupted, train
+    from .run import RunInterrupted, train
 
     try:
         cfg = load_config(QUICK_CONFIG, [f"seed={args.seed}"] if getattr(args, "seed", 0) else [])

@@ -41,20 +41,10 @@ from pitch_env.rewards import hand_scale, relative_reward, win_bonus
 from .config import scheduled
 from .hint import engine_hint
 from .opponents import AgentOpponent, make_agent
+from .rundir import add_snapshot, export_policy, learner_layers, maybe_bar, tag
 from .selfplay import count_bid
 
 LEARNER, SNAPSHOT, HEURISTIC, RANDOM, AGENT = range(5)  # who plays a side of a game
-
-
-def learner_layers(model) -> tuple[list, list]:
-    """(policy layers, value layers) of MaskablePPO's MlpPolicy as numpy (weight, bias) pairs."""
-    p = model.policy
-
-    def linears(seq, head):
-        mods = [m for m in seq if isinstance(m, torch.nn.Linear)] + [head]
-        return [(m.weight.detach().cpu().numpy().copy(), m.bias.detach().cpu().numpy().copy()) for m in mods]
-
-    return linears(p.mlp_extractor.policy_net, p.action_net), linears(p.mlp_extractor.value_net, p.value_net)
 
 
 def sample_masked(logits: np.ndarray, mask: np.ndarray, rng: np.random.Generator):
@@ -515,7 +505,6 @@ def learn(model, cfg, run, state: dict, callback, collector: Collector, pools, s
     """Rollouts and updates until ``total_steps`` learner decisions or a signal; snapshots, checkpoints
     and evaluations on the SB3 path's schedule (``callback`` is its Progress). Returns the steps the
     weights are trained on."""
-    from .loop import add_snapshot, export_policy, maybe_bar
 
     logger = model.logger
     steps = model.num_timesteps
@@ -557,8 +546,6 @@ def learn(model, cfg, run, state: dict, callback, collector: Collector, pools, s
 
 
 def _log_rollout(logger, data: Rollout, collect_s: float, update_s: float) -> None:
-    from .loop import _tag
-
     st = data.stats
     logger.record("pitch/learner_steps_per_s", len(data) / max(collect_s + update_s, 1e-9))
     logger.record("pitch/collect_s", collect_s)
@@ -572,7 +559,7 @@ def _log_rollout(logger, data: Rollout, collect_s: float, update_s: float) -> No
     for key, count in st.items():
         if key.startswith("games_vs_") and count:
             name = key[len("games_vs_"):]
-            logger.record(f"pitch/train_win_rate_vs_{_tag(name)}", st[f"won_vs_{name}"] / count)
+            logger.record(f"pitch/train_win_rate_vs_{tag(name)}", st[f"won_vs_{name}"] / count)
 
 
 class Pools:

@@ -21,15 +21,16 @@ from stable_baselines3.common.logger import Logger, TensorBoardOutputFormat, con
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
 from pitch_env.actions import ActionLayout
-from pitch_env.observer import LAYOUT_VERSION, Observer
-from pitch_env.policy import WEIGHTS_FILE, PolicyMLP, atomic_write, make_card, make_transform, read_policy, save_policy
+from pitch_env.observer import Observer
+from pitch_env.policy import WEIGHTS_FILE, make_transform, read_policy, save_policy
 from pitch_env.policy_input import hint_size
 
 from . import fast as fast_path
 from . import resume as ckpt
 from . import runfiles
-from .config import (ConfigError, TrainConfig, load_config, load_resume_config, new_run_dir, plain_name, save_yaml,
-                     to_dict)
+from .config import ConfigError, TrainConfig, load_config, load_resume_config, new_run_dir, plain_name
+# The run directory's pieces are train/rundir.py's; named here too for the callers that know this module.
+from .rundir import RunDir, add_snapshot, export_policy, maybe_bar, policy_card, progress_bar, tag  # noqa: F401
 from .opponents import OpponentPool
 from .selfplay import SelfPlayEnv
 from .stop import Interrupted, StopFlag
@@ -70,34 +71,7 @@ def new_model(cfg: TrainConfig, venv):
     )
 
 
-def export_policy(model, cfg: TrainConfig) -> PolicyMLP:
-    """The learner's policy head as numpy layers (the features extractor is a plain flatten)."""
-    return PolicyMLP(fast_path.learner_layers(model)[0], cfg.activation, hint=cfg.hint)
-
-
-def policy_card(cfg: TrainConfig, policy: PolicyMLP, steps: int) -> dict:
-    rules = cfg.resolved_rules()
-    return make_card(rules, policy, steps, to_dict(cfg), Observer(rules).size, LAYOUT_VERSION,
-                     ActionLayout(rules).size, cfg.observation, cfg.hint)
-
-
 # ---------------------------------------------------------------------- the run directory
-class RunDir:
-    def __init__(self, path: Path):
-        self.path = Path(path)
-        self.config = self.path / "config.yaml"
-        self.tb = self.path / "tb"
-        self.snapshots = self.path / "snapshots"
-        self.imitate = self.path / "imitate"
-        self.checkpoint = ckpt.pointer(self.path)  # a link to the current checkpoint set (train/resume.py)
-        self.policy = self.checkpoint / WEIGHTS_FILE
-        self.state = self.checkpoint / ckpt.STATE_FILE
-
-
-def write_text_atomic(path: Path, text: str) -> None:
-    atomic_write(path, lambda tmp: Path(tmp).write_text(text))
-
-
 def save_checkpoint(run: RunDir, model, cfg: TrainConfig, state: dict, steps: int) -> None:
     """Policy, trainer state and state.json as one set (train/resume.py); ``steps`` counts only the
     learner decisions the weights were trained on (a rollout cut short by a signal is not)."""
@@ -119,33 +93,6 @@ def tensorboard_logger(run: RunDir, steps: int) -> Logger:
     fmt.writer = SummaryWriter(log_dir=str(run.tb), purge_step=steps if steps > 0 else None)
     fmt._is_closed = False
     return Logger(str(run.tb), [fmt])
-
-
-# ---------------------------------------------------------------------- progress bars
-def progress_bar(label: str, unit: str):
-    """A rich progress bar with ETA (``with`` it; ``None`` fields are fine for unknown totals)."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bar, TextColumn, TimeRemainingColumn
-
-    return Bar(TextColumn(label), BarColumn(), MofNCompleteColumn(), TextColumn(unit), TimeRemainingColumn(),
-               TextColumn("{task.fields[note]}"), transient=False)
-
-
-class _NoBar:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        pass
-
-    def add_task(self, *a, **k):
-        return 0
-
-    def update(self, *a, **k):
-        pass
-
-
-def maybe_bar(show: bool, label: str, unit: str):
-    return progress_bar(label, unit) if show else _NoBar()
 
 
 # ---------------------------------------------------------------------- the callback
@@ -237,23 +184,10 @@ class Progress(BaseCallback):
             if self.stop:
                 break
             res = evaluate_policy(path, self.cfg.resolved_rules(), opponent, self.cfg.eval_games, seed=self.cfg.seed)
-            self.logger.record(f"eval/win_rate_vs_{_tag(opponent)}", res["win_rate"])
-            self.logger.record(f"eval/win_rate_low_vs_{_tag(opponent)}", res["low"])
+            self.logger.record(f"eval/win_rate_vs_{tag(opponent)}", res["win_rate"])
+            self.logger.record(f"eval/win_rate_low_vs_{tag(opponent)}", res["low"])
         self.logger.dump(steps)
         self.state["last_eval"] = steps
-
-
-def _tag(spec: str) -> str:
-    return "".join(ch if ch.isalnum() else "_" for ch in spec)
-
-
-def add_snapshot(venv, run: RunDir, policy: PolicyMLP, cfg: TrainConfig, steps: int) -> None:
-    """Freeze the learner into every env's pool, and keep it on disk so --resume restores the pool."""
-    layers = [(w, b) for w, b in policy.layers]
-    venv.env_method("add_snapshot", layers, policy.activation)  # the env's pool gives it the transform and hint
-    save_policy(run.snapshots / f"{steps:012d}.safetensors", policy, policy_card(cfg, policy, steps))
-    for old in ckpt.snapshot_files(run.path)[:-cfg.snapshot_pool]:
-        old.unlink()
 
 
 # ---------------------------------------------------------------------- the warm start
@@ -350,7 +284,7 @@ class RunInterrupted(Interrupted):
         self.message = message
 
 
-def _open_run(cfg, config_path, overrides, resume):
+def open_run(cfg, config_path, overrides, resume):
     """(config, run directory, whether config.yaml must be (re)written) — nothing is written here, so
     a refused ``--resume --set`` leaves the run as it was."""
     if resume is not None:
@@ -380,7 +314,7 @@ def require_ray() -> None:
                           "(make rllib-test builds .venv-rllib with it), or use backend: sb3") from None
 
 
-def _check_processes(cfg: TrainConfig) -> None:
+def check_processes(cfg: TrainConfig) -> None:
     """Before the run starts: the worker processes its config asks for must fit this machine."""
     from agents.workers import check_workers
 
@@ -392,23 +326,10 @@ def _check_processes(cfg: TrainConfig) -> None:
                 raise ConfigError(str(e)) from None
 
 
-def train(cfg: TrainConfig | None = None, config_path=None, overrides=(), resume=None,
-          show_progress: bool = True) -> Path:
-    """Train (or resume) a run; returns its directory. The final checkpoint is written before the final
-    evaluation. SIGINT/SIGTERM save a checkpoint and raise RunInterrupted."""
-    cfg, run, write_config = _open_run(cfg, config_path, overrides, resume)
-    _check_processes(cfg)
-    if cfg.backend == "rllib":
-        require_ray()
-    run.path.mkdir(parents=True, exist_ok=True)
-    ckpt.clean(run.path)  # debris of a killed writer
-    if write_config:
-        write_text_atomic(run.config, save_yaml(cfg))
-    started = time.perf_counter()
-    if cfg.backend == "rllib":
-        from .rllib.loop import train as train_rllib
-
-        return train_rllib(cfg, run, started, show_progress)
+def train_sb3(cfg: TrainConfig, run: RunDir, started: float, show_progress: bool) -> Path:
+    """Train (or resume) ``run`` with MaskablePPO, or the batched trainer (``trainer: fast``); called by
+    train/run.py ``train`` once the run directory is opened. SIGINT/SIGTERM save a checkpoint and raise
+    RunInterrupted."""
     torch.set_num_threads(cfg.torch_threads)
     random.seed(cfg.seed)
     np.random.seed(cfg.seed)

@@ -4,7 +4,7 @@ multi-agent env, learn iteration by iteration, snapshot (a callback), checkpoint
 The run directory is the SB3 path's (train/loop.py): ``config.yaml``, ``tb/`` (the same scalar
 names), ``snapshots/``, ``imitate/`` and ``checkpoint`` → ``checkpoints/STEPS/`` holding the exported
 ``policy.safetensors`` (what ``checkpoint:PATH`` plays) and the trainer state of
-train/rllib/checkpoint.py. ``train`` is called by train/loop.py's ``train`` after the run directory
+train/rllib/checkpoint.py. ``train`` is called by train/run.py's ``train`` after the run directory
 is opened and its config written.
 """
 
@@ -28,8 +28,9 @@ from pitch_env.policy import WEIGHTS_FILE, PolicyMLP, read_policy, save_policy
 from .. import resume as ckpt
 from ..config import TrainConfig
 from ..evaluate import evaluate_policy
-from ..fast import learner_layers, spaces_venv
-from ..loop import RunDir, RunInterrupted, _tag, maybe_bar, new_model, policy_card, warm_start
+from ..fast import spaces_venv
+from ..loop import RunInterrupted, new_model, warm_start
+from ..rundir import RunDir, learner_layers, maybe_bar, policy_card, tag
 from ..stop import Interrupted, StopFlag
 from . import checkpoint as rl_ckpt
 from .env import PitchMultiAgentEnv, env_config
@@ -192,8 +193,8 @@ class Run:
             if stop:
                 break
             res = evaluate_policy(path, self.cfg.resolved_rules(), opponent, self.cfg.eval_games, seed=self.cfg.seed)
-            self.writer.add_scalar(f"eval/win_rate_vs_{_tag(opponent)}", res["win_rate"], steps)
-            self.writer.add_scalar(f"eval/win_rate_low_vs_{_tag(opponent)}", res["low"], steps)
+            self.writer.add_scalar(f"eval/win_rate_vs_{tag(opponent)}", res["win_rate"], steps)
+            self.writer.add_scalar(f"eval/win_rate_low_vs_{tag(opponent)}", res["low"], steps)
         self.writer.flush()
         self.state["last_eval"] = steps
 
@@ -228,7 +229,7 @@ def _count(x) -> float:
 
 
 def train(cfg: TrainConfig, run: RunDir, started: float, show_progress: bool) -> Path:
-    """Train (or resume) ``run`` with RLlib; see train/loop.py ``train`` for the contract."""
+    """Train (or resume) ``run`` with RLlib; see train/run.py ``train`` for the contract."""
     import torch
     from torch.utils.tensorboard import SummaryWriter
 
