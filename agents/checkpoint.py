@@ -1,7 +1,7 @@
 """A trained policy as an agent: ``CheckpointAgent(path, env)`` (``agents.make("checkpoint:PATH", env)``).
 
 PATH is a shipped agent's name (``setback``: a folder of the checkpoints/ beside this package), a
-``.safetensors`` file or a folder holding one. Loads the safe format of pitch_env/policy.py
+``.safetensors`` file or a folder holding one. Loads the safe format of pitch_policy/file.py
 (safetensors + JSON card, never pickle) and refuses, with a CheckpointError naming the difference,
 a policy trained for other rules or layouts.
 """
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pitch_env.policy import WEIGHTS_FILE, CheckpointError, load_policy  # noqa: F401  (CheckpointError re-exported)
+from pitch_policy import WEIGHTS_FILE, CheckpointError, load_policy  # noqa: F401  (CheckpointError re-exported)
 
 from .base import Agent
 from .heuristic import heuristic_action

@@ -75,7 +75,7 @@ class Leaderboard:
 
 def entrants(variant: str) -> list[str]:
     """The baselines, then ``checkpoint:NAME`` for each shipped agent whose card says ``variant``."""
-    from pitch_env.policy import read_policy
+    from pitch_policy import read_policy
 
     from .checkpoint import SHIPPED_DIR, shipped_names
 
@@ -275,7 +275,7 @@ def write_chart(board: Leaderboard, path) -> None:
 def write_outputs(board: Leaderboard, out: Path) -> Path:
     # The games may have been played over several resumed runs: the wall time of this one alone says little.
     played = f"Played {time.strftime('%Y-%m-%d', time.gmtime())} on {machine()}."
-    from pitch_env.policy import atomic_write
+    from pitch_env.files import atomic_write
 
     md, text = out / "leaderboard.md", markdown(board, played)
     # Renamed into place: a kill while writing leaves the last complete table and chart, never half of one.

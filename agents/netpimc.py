@@ -24,11 +24,11 @@ import numpy as np
 import torch
 
 from pitch_env.actions import ActionLayout
-from pitch_env.canonical import BatchCanonical
+from pitch_policy.canonical import BatchCanonical
 from pitch_env.engine import BID, DECLARE, OVER, PLAY, Game
 from pitch_env.observer import LiveTable, Observer
-from pitch_env.policy import BatchMLP, load_policy
-from pitch_env.policy_input import batch_policy_input, policy_input
+from pitch_policy import BatchMLP, load_policy
+from pitch_policy import batch_policy_input, policy_input
 
 from .base import Agent
 from .heuristic import heuristic_action
@@ -40,7 +40,7 @@ SEARCHED = (BID, DECLARE, PLAY)
 
 
 class NetRollouts:
-    """A policy network (pitch_env/policy.py ``PolicyMLP``) run on many engine games at once."""
+    """A policy network (pitch_policy/network.py ``PolicyMLP``) run on many engine games at once."""
 
     def __init__(self, policy, rules):
         self.observer = Observer(rules)

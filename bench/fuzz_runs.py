@@ -27,7 +27,7 @@ _BASE: dict = {}  # "run": the base run directory, "in_size"/"actions": its part
 def prepare(work: Path) -> None:
     """A one-generation run written with the run's own writers (no recording: the decisions are
     random legal ones, which is all the reader can check), and an imitate.npz beside it."""
-    import pitch_env.policy as pp
+    import pitch_policy as pp
     from train import exit as ex
     from train.imitate import Demos, save_demos
 

@@ -61,7 +61,7 @@ def main(argv=None) -> None:
     from pitch_env.actions import ActionLayout
     from pitch_env.observer import Observer
     from train.config import load_config
-    from pitch_env.policy_input import hint_size
+    from pitch_policy import hint_size
     from train.loop import RunDir, add_snapshot, export_policy, make_vec_env, new_model
 
     p = argparse.ArgumentParser(description=__doc__)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from .cards import CARD_NAMES, SUITS
 from .engine import bid_name
-from .jsonfile import json_object
+from .files import json_object
 from .summary import HandSummary
 
 FORMAT = "pitch-record/1"

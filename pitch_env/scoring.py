@@ -7,12 +7,27 @@ scoring scheme awards is one row of ``SCHEMES``, read by the rules, the engine a
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Protocol
 
 from .cards import ACE, GAME_POINTS, JACK, LJ, BJ, THREE, TEN, TWO, TrumpTable, off_jack
 
-# ``rules`` below is a pitch_env.rules.Rules. It is named in annotations only, never imported: rules.py
-# reads SCHEMES to check its ``scoring`` option, so the import goes one way, rules -> scoring.
+
+class Rules(Protocol):
+    """What scoring reads of a ``pitch_env.rules.Rules``. Named here, not imported: rules.py reads SCHEMES
+    to check its ``scoring`` option, so the import goes one way, rules -> scoring."""
+
+    deck: int
+    low_to: str
+    made_scores: str
+    max_hand_points: int
+    num_sides: int
+    off_jack: bool
+    scoring: str
+    shoot: str
+    target_score: int
+    win_rule: str
+
+    def side_of(self, seat: int) -> int: ...
 
 SHOOT = 100  # the shoot bid, internally: above every numeric bid
 # The fixed value of the dealer's "shoot" bid under shoot=dealer_double (Setback's option).

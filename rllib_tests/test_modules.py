@@ -7,7 +7,7 @@ import pytest
 import torch
 from ray.rllib.core.columns import Columns
 
-from pitch_env.policy import PolicyMLP
+from pitch_policy import PolicyMLP
 from train.config import load_config
 from train.rllib.env import PitchMultiAgentEnv
 from train.rllib.league import LEARNER, Seating, snapshot_id, _filled

@@ -12,7 +12,7 @@ import pytest
 import agents
 import pitch_env
 from pitch_cli import main as pitch
-from pitch_env.policy import read_policy
+from pitch_policy import read_policy
 from train.config import ConfigError
 from train.run import train
 

@@ -14,7 +14,8 @@ import agents
 import pitch_env
 from pitch_env.actions import ActionLayout
 from pitch_env.observer import LAYOUT_VERSION, Observer
-from pitch_env.policy import CheckpointError, PolicyMLP, _digest, load_policy, make_card, read_policy, save_policy
+from pitch_policy import CheckpointError, PolicyMLP, load_policy, make_card, read_policy, save_policy
+from pitch_policy.file import _digest
 
 
 def write_policy(path, variant="setback", layout_version=LAYOUT_VERSION, **options):
@@ -228,7 +229,7 @@ def test_the_compiled_greedy_move_is_the_numpy_forward_pass_choice(variant):
     """PolicyMLP.greedy (one compiled call: relabel, sparse first layer, argmax) chooses what the plain
     numpy path (policy_input, then logits and the masked argmax) chooses, for the shipped agent (suit
     relabelling and hint) and for a plain tanh network with a hidden layer of mostly zero inputs."""
-    from pitch_env.policy_input import policy_input
+    from pitch_policy import policy_input
     from train.hint import engine_hint
 
     rules = pitch_env.rules(variant)
@@ -249,9 +250,9 @@ def test_the_compiled_greedy_move_is_the_numpy_forward_pass_choice(variant):
 
 
 def test_suits_before_trump_are_ordered_by_length_then_top_card_then_club_diamond_heart_spade():
-    """The relabelling a suit-canonical network sees before trump (pitch_env/canonical.py): the longest
+    """The relabelling a suit-canonical network sees before trump (pitch_policy/canonical.py): the longest
     suit first; equal length, the higher top card; equal both, clubs, diamonds, hearts, spades."""
-    from pitch_env.canonical import SuitCanonical
+    from pitch_policy.canonical import SuitCanonical
 
     rules = pitch_env.rules("setback")
     canon, observer = SuitCanonical(rules), Observer(rules)

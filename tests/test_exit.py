@@ -19,8 +19,8 @@ from agents.worlds import sample_world, void_masks
 from pitch_env.actions import ActionLayout
 from pitch_env.engine import OVER, Game
 from pitch_env.observer import LiveTable, Observer
-from pitch_env.policy import CheckpointError, load_policy
-from pitch_env.policy_input import policy_input
+from pitch_policy import CheckpointError, load_policy
+from pitch_policy import policy_input
 from train import exit as ex
 from train.config import ConfigError
 from train.runfiles import kind_of

@@ -12,10 +12,10 @@ import torch
 
 import agents
 import pitch_env
-from pitch_env.canonical import BatchCanonical, SuitCanonical
+from pitch_policy.canonical import BatchCanonical, SuitCanonical
 from pitch_env.engine import OVER, Game
 from pitch_env.observer import Observer
-from pitch_env.policy_input import policy_input
+from pitch_policy import policy_input
 from train import fast
 from train.config import ConfigError, load_config
 from train.loop import new_model

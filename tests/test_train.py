@@ -14,7 +14,8 @@ import pitch_env
 from conftest import turns
 from train.config import ConfigError, load_config
 from train.run import train
-from pitch_env.policy import atomic_write, read_policy
+from pitch_policy import read_policy
+from pitch_env.files import atomic_write
 
 CONFIGS = sorted(Path(__file__).resolve().parent.parent.joinpath("configs").glob("*.yaml"))
 TINY = ["total_steps=1024", "n_steps=256", "batch_size=256", "n_epochs=1", "hidden=[32, 32]",
@@ -124,7 +125,7 @@ def test_a_policy_that_copies_its_hint_plays_exactly_like_the_heuristic(variant,
     from pitch_env.actions import ActionLayout
     from pitch_env.observer import LAYOUT_VERSION, Observer
     from train.loop import make_env
-    from pitch_env.policy import PolicyMLP, make_card, save_policy
+    from pitch_policy import PolicyMLP, make_card, save_policy
 
     rules = pitch_env.rules(variant)
     n_obs, n_act = Observer(rules).size, ActionLayout(rules).size
@@ -162,7 +163,7 @@ def test_a_card_with_an_unknown_hint_is_refused(tmp_path):
 
     from pitch_env.actions import ActionLayout
     from pitch_env.observer import LAYOUT_VERSION, Observer
-    from pitch_env.policy import CheckpointError, PolicyMLP, load_policy, make_card, save_policy
+    from pitch_policy import CheckpointError, PolicyMLP, load_policy, make_card, save_policy
 
     rules = pitch_env.rules("setback")
     n_obs, n_act = Observer(rules).size, ActionLayout(rules).size
@@ -245,7 +246,7 @@ def test_canonical_view_shows_trump_as_clubs_and_maps_every_legal_action_back(va
     import numpy as np
 
     from pitch_env.observer import Observer
-    from pitch_env.canonical import SuitCanonical
+    from pitch_policy.canonical import SuitCanonical
 
     rules = pitch_env.rules(variant)
     canon, observer = SuitCanonical(rules), Observer(rules)
@@ -274,7 +275,7 @@ def test_imitation_records_legal_canonical_decisions_and_fits_them():
 
     from train.imitate import collect, pretrain
     from train.loop import make_vec_env, new_model
-    from pitch_env.policy import make_transform
+    from pitch_policy import make_transform
 
     cfg = load_config(None, [*TINY, "imitate=heuristic"])
     rules = cfg.resolved_rules()
@@ -516,7 +517,7 @@ def test_resume_never_unpickles_a_crafted_run_directory(runs, tmp_path):
     trainer.write_bytes(good)
     snap = sorted((run / "snapshots").glob("*.safetensors"))[-1]
     snap.write_bytes(pickle.dumps(_Bomb(sentinel)))
-    from pitch_env.policy import CheckpointError
+    from pitch_policy import CheckpointError
 
     with pytest.raises(CheckpointError):
         train(resume=run, show_progress=False)

@@ -14,7 +14,7 @@ import agents
 import pitch_cli
 import pitch_env
 from agents.checkpoint import SHIPPED_DIR, resolve_policy_path, shipped_checkpoint, shipped_names
-from pitch_env.policy import WEIGHTS_FILE, CheckpointError, read_policy
+from pitch_policy import WEIGHTS_FILE, CheckpointError, read_policy
 
 ROOT = Path(__file__).resolve().parent.parent
 CARDS = sorted(p.name for p in (ROOT / "checkpoints").iterdir() if p.is_dir())

@@ -43,7 +43,7 @@ def register(subparsers) -> None:
 
 def cmd_train(args) -> int:
     from .run import RunInterrupted, train
-    from pitch_env.policy import CheckpointError
+    from pitch_policy import CheckpointError
 
     if args.resume and args.config:
         print("error: --resume reads the config saved in the run directory; drop --config "

@@ -53,7 +53,7 @@ class TrainConfig:
     reward: Literal["hand", "game"] = "hand"  # hand: the AEC env's reward="relative" (pitch_env/rewards.py); game: only the win bonus
     win_bonus: float = 1.0  # added (won) or subtracted (lost) at the end of the game
     # ----- the observation
-    observation: Literal["plain", "suit_canonical"] = "suit_canonical"  # suit_canonical: trump shown as suit 0 (pitch_env/canonical.py)
+    observation: Literal["plain", "suit_canonical"] = "suit_canonical"  # suit_canonical: trump shown as suit 0 (pitch_policy/canonical.py)
     hint: Literal["none", "heuristic"] = "none"  # heuristic: the heuristic's choice is an input too (train/hint.py)
     # ----- the network (an MLP for the policy and one for the value)
     hidden: list[int] = field(default_factory=lambda: [256, 256])  # hidden layer widths

@@ -45,7 +45,8 @@ from typing import Any
 
 import numpy as np
 
-from pitch_env.policy import WEIGHTS_FILE, CheckpointError, PolicyMLP, atomic_write, load_policy, save_policy
+from pitch_policy import WEIGHTS_FILE, CheckpointError, PolicyMLP, load_policy, save_policy
+from pitch_env.files import atomic_write
 
 from .config import (ConfigError, _check, _short, _type_name, check_run_name, new_run_dir, parse_override, plain_name,
                      read_yaml_file)
@@ -195,7 +196,7 @@ def record_part(cfg: ExitConfig, policy_path: str, n: int, seed: int) -> dict[st
     search overrode the network there."""
     from agents.netpimc import SEARCHED, NetSearch
     from pitch_env.actions import ActionLayout
-    from pitch_env.canonical import shown_action
+    from pitch_policy.canonical import shown_action
     from pitch_env.engine import OVER, Game
     from pitch_env.observer import LiveTable, Observer
 

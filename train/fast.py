@@ -31,11 +31,11 @@ import numpy as np
 import torch
 
 from pitch_env.actions import ActionLayout
-from pitch_env.canonical import BatchCanonical, SuitCanonical
+from pitch_policy.canonical import BatchCanonical, SuitCanonical
 from pitch_env.engine import BID, OVER, Game
 from pitch_env.observer import LiveTable, Observer
-from pitch_env.policy import BatchMLP
-from pitch_env.policy_input import batch_policy_input
+from pitch_policy import BatchMLP
+from pitch_policy import batch_policy_input
 from pitch_env.rewards import hand_scale, relative_reward, win_bonus
 
 from .config import scheduled
@@ -495,7 +495,7 @@ class SpacesEnv(gym.Env):
 def spaces_venv(cfg):
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from pitch_env.policy_input import hint_size
+    from pitch_policy import hint_size
 
     rules = cfg.resolved_rules()
     size = ActionLayout(rules).size

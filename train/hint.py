@@ -5,7 +5,7 @@ action ``HeuristicAgent`` would take here. The heuristic reads only the mover's 
 feature reveals nothing hidden; it lets the policy copy the heuristic exactly from the first update
 and spend its capacity on where to play differently (docs/training.md). Training and a loaded
 checkpoint compute it with the same function (agents/heuristic.py ``heuristic_action``). Where it goes in the
-network's input is pitch_env/policy_input.py's job.
+network's input is pitch_policy/inputs.py's job.
 """
 
 from __future__ import annotations

@@ -28,10 +28,10 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from pitch_env.canonical import shown_action
+from pitch_policy.canonical import shown_action
 from pitch_env.engine import Game
 from pitch_env.loop import play
-from pitch_env.policy_input import hint_size, policy_input
+from pitch_policy import hint_size, policy_input
 from pitch_env.rewards import hand_scale, relative_reward, win_bonus as bonus_for
 
 from .config import ConfigError
@@ -159,7 +159,7 @@ def collect(rules, spec: str, decisions: int, transform, seed: int, against: str
 
 
 def save_demos(path: str | Path, demos: Demos) -> None:
-    from pitch_env.policy import atomic_write
+    from pitch_env.files import atomic_write
 
     def write(tmp):
         with open(tmp, "wb") as f:

@@ -22,8 +22,8 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMoni
 
 from pitch_env.actions import ActionLayout
 from pitch_env.observer import Observer
-from pitch_env.policy import WEIGHTS_FILE, make_transform, read_policy, save_policy
-from pitch_env.policy_input import hint_size
+from pitch_policy import WEIGHTS_FILE, make_transform, read_policy, save_policy
+from pitch_policy import hint_size
 
 from . import fast as fast_path
 from . import resume as ckpt

@@ -15,7 +15,8 @@ import sys
 import time
 from pathlib import Path
 
-from pitch_env.policy import WEIGHTS_FILE, atomic_write, load_policy
+from pitch_policy import WEIGHTS_FILE, load_policy
+from pitch_env.files import atomic_write
 
 from .config import load_config
 from .evaluate import compare, table

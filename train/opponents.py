@@ -13,7 +13,7 @@ import numpy as np
 
 from pitch_env.actions import ActionLayout
 from pitch_env.observer import Observer
-from pitch_env.policy import PolicyMLP
+from pitch_policy import PolicyMLP
 
 from .hint import engine_hint
 

@@ -121,7 +121,7 @@ def clean(run_path: Path) -> None:
         tmp.unlink()
     for folder in (run_path, run_path / "snapshots", run_path / "imitate", keep):
         if folder is not None:
-            runfiles.remove_debris(folder)  # pitch_env.policy.atomic_write's temp files
+            runfiles.remove_debris(folder)  # pitch_env.files.atomic_write's temp files
 
 
 def _fsync(path: Path) -> None:

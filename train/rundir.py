@@ -11,7 +11,8 @@ import torch
 
 from pitch_env.actions import ActionLayout
 from pitch_env.observer import LAYOUT_VERSION, Observer
-from pitch_env.policy import WEIGHTS_FILE, PolicyMLP, atomic_write, make_card, save_policy
+from pitch_policy import WEIGHTS_FILE, PolicyMLP, make_card, save_policy
+from pitch_env.files import atomic_write
 
 from . import resume as ckpt
 from .config import TrainConfig, to_dict

@@ -78,7 +78,7 @@ def read_bytes(path: Path, cap: int, what: str) -> bytes:
 
 def read_json(path: Path, cap: int, what: str, fmt: str | None = None) -> dict:
     """A JSON object of a run file (UTF-8, at most ``cap`` bytes; with ``fmt``, its "format" must be it)."""
-    from pitch_env.jsonfile import json_object
+    from pitch_env.files import json_object
 
     data = read_bytes(path, cap, what)
     try:
@@ -122,7 +122,7 @@ def numbered(folder: Path, pattern: re.Pattern) -> list[Path]:
     return [p for _, p in sorted(found)]
 
 
-TEMP = re.compile(r"\.[A-Za-z0-9_.+=-]+\.[a-z0-9_]{8}\.tmp")  # pitch_env.policy.atomic_write's temporary files
+TEMP = re.compile(r"\.[A-Za-z0-9_.+=-]+\.[a-z0-9_]{8}\.tmp")  # pitch_env.files.atomic_write's temporary files
 
 
 def remove_debris(folder: Path) -> None:

@@ -14,8 +14,8 @@ import numpy as np
 from pitch_env.engine import BID, PASS, Game, bid_value
 from pitch_env.loop import play
 from pitch_env.observer import LiveTable, Observer
-from pitch_env.policy import PolicyMLP
-from pitch_env.policy_input import hint_size, policy_input
+from pitch_policy import PolicyMLP
+from pitch_policy import hint_size, policy_input
 from pitch_env.rewards import hand_scale, relative_reward, win_bonus
 from pitch_env.scoring import SHOOT
 

@@ -22,7 +22,7 @@ sys.path.insert(0, str(HERE.parent.parent))
 import agents  # noqa: E402
 import pitch_env  # noqa: E402
 from agents.checkpoint import shipped_names  # noqa: E402
-from pitch_env.policy import read_policy  # noqa: E402
+from pitch_policy import read_policy  # noqa: E402
 
 DECISIONS = 10_000  # at least this many per checkpoint: whole games until it is reached
 

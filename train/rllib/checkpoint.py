@@ -5,7 +5,7 @@ and ``Algorithm.from_checkpoint`` unpickles whatever the directory holds: resumi
 directory someone else could have written would run their code. So a run never writes or reads an
 RLlib checkpoint. Its checkpoint set (train/resume.py's layout, written and switched atomically) is
 
-    policy.safetensors    the exported policy and its JSON card (pitch_env/policy.py)
+    policy.safetensors    the exported policy and its JSON card (pitch_policy/file.py)
     trainer.safetensors   the learner module's policy and value tensors (``learner/pi.0.weight`` …)
                           and Adam's moment tensors (``adam/INDEX/exp_avg`` …)
     state.json            steps, the snapshot/checkpoint/evaluation schedule, Adam's hyperparameters

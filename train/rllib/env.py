@@ -27,12 +27,12 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 import pitch_env
 from pitch_env.actions import ActionLayout
-from pitch_env.canonical import shown_action
+from pitch_policy.canonical import shown_action
 from pitch_env.engine import BID, Game
 from pitch_env.loop import play
 from pitch_env.observer import LiveTable, Observer
-from pitch_env.policy import make_transform
-from pitch_env.policy_input import hint_size, policy_input
+from pitch_policy import make_transform
+from pitch_policy import hint_size, policy_input
 from pitch_env.rewards import hand_scale, relative_reward, win_bonus
 
 from ..hint import engine_hint

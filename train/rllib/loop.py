@@ -23,7 +23,7 @@ from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, LEARNER_RESULTS, NUM_ENV_STEPS_SAMPLED, NUM_MODULE_STEPS_SAMPLED
 
-from pitch_env.policy import WEIGHTS_FILE, PolicyMLP, read_policy, save_policy
+from pitch_policy import WEIGHTS_FILE, PolicyMLP, read_policy, save_policy
 
 from .. import resume as ckpt
 from ..config import TrainConfig

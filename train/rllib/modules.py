@@ -4,7 +4,7 @@ snapshots, the heuristic and random play, all reading the env's dict observation
 Illegal actions get the logit ``FLOAT_MIN`` (a large finite negative: an all-zero mask, as in the
 terminal observations RLlib runs the value net on, gives no NaN). The policy net is
 ``hidden`` layers with ``activation``, then the logits: the shape of the SB3 path's MlpPolicy, so
-it exports as the project's policy file (``policy_layers`` → ``pitch_env.policy.PolicyMLP``), and
+it exports as the project's policy file (``policy_layers`` → ``pitch_policy.PolicyMLP``), and
 the value net is a separate MLP of the same widths (the SB3 path's ``net_arch=dict(pi=…, vf=…)``).
 """
 

@@ -21,6 +21,14 @@ def hint_size(hint: str, action_size: int) -> int:
     return action_size if hint == "heuristic" else 0
 
 
+def input_size(rules, hint: str = "none") -> int:
+    """What a policy network for ``rules`` reads at one decision: the observation and the hint."""
+    from pitch_env.actions import ActionLayout
+    from pitch_env.observer import Observer
+
+    return Observer(rules).size + hint_size(hint, ActionLayout(rules).size)
+
+
 def with_hint(x: np.ndarray, act_src: np.ndarray | None, action: int, action_size: int) -> np.ndarray:
     """``x`` followed by the one-hot of ``action`` (a real action), placed where the transform that
     gave ``act_src`` shows it."""

@@ -14,8 +14,8 @@ from itertools import permutations
 import numpy as np
 from numba import njit
 
-from .actions import ActionLayout
-from .observer import Observer
+from pitch_env.actions import ActionLayout
+from pitch_env.observer import Observer
 
 NAME = "suit_canonical"  # recorded in the policy card: the transform a loader must apply
 CARD_PIECES = ("hand", "trick", "played", "discards", "draws")
