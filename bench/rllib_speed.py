@@ -69,12 +69,13 @@ def measure_sb3(cfg, steps: int) -> float:
     import tempfile
 
     from bench.train_speed import measure
-    from train.loop import RunDir, add_snapshot, export_policy, make_vec_env, new_model
+    from train.rundir import RunDir
+    from train.sb3 import add_snapshot, make_vec_env, model_policy, new_model
 
     venv = make_vec_env(cfg)
     try:
-        with tempfile.TemporaryDirectory() as tmp:  # the pool's "self" needs a snapshot, as at a run's start
-            add_snapshot(venv, RunDir(tmp), export_policy(new_model(cfg, venv), cfg), cfg, 0)
+        with tempfile.TemporaryDirectory() as tmp:  # the league's "self" needs a snapshot, as at a run's start
+            add_snapshot(venv, RunDir(tmp), model_policy(new_model(cfg, venv), cfg), cfg, 0)
             return measure(cfg, venv, steps)
     finally:
         venv.close()

@@ -68,24 +68,23 @@ def test_the_heuristic_module_plays_the_heuristic_and_random_plays_only_legal_mo
                      == torch.argmax(obs["heuristic"], 1))
 
 
-def test_sb3_warm_start_weights_land_in_the_learners_layout():
-    from train import fast
-    from train.loop import export_policy, new_model
-    from train.rllib.loop import sb3_weights
+def test_warm_start_weights_land_in_the_learners_layout():
+    from train.network import PolicyValueNet, export_policy
+    from train.rllib.loop import learner_weights
 
     cfg = load_config(None, ["hidden=[32, 16]", "activation=tanh", "hint=heuristic"])
-    model = new_model(cfg, fast.spaces_venv(cfg))
+    net = PolicyValueNet.for_config(cfg)
     env = PitchMultiAgentEnv({"variant": "setback", "hint": "heuristic"})
     m = LearnerModule(observation_space=env.observation_spaces["side_0"], action_space=env.action_spaces["side_0"],
                       model_config=NET)
-    m.set_state(sb3_weights(model))
+    m.set_state(learner_weights(net))
     obs = batch_of(env)
     x = obs["observations"]
     with torch.no_grad():
         np.testing.assert_allclose(m.compute_values({Columns.OBS: obs}).numpy(),
-                                   model.policy.predict_values(x).squeeze(-1).numpy(), rtol=1e-5, atol=1e-5)
+                                   net.value(x).numpy(), rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(PolicyMLP(policy_layers(m.get_state()), "tanh").logits(x.numpy()),
-                               export_policy(model, cfg).logits(x.numpy()), rtol=1e-5, atol=1e-5)
+                               export_policy(net, cfg).logits(x.numpy()), rtol=1e-5, atol=1e-5)
     assert policy_state(policy_layers(m.get_state())).keys() == {k for k in m.get_state() if k.startswith("pi.")}
 
 

@@ -28,9 +28,9 @@ from pitch_policy import WEIGHTS_FILE, PolicyMLP, read_policy, save_policy
 from .. import resume as ckpt
 from ..config import TrainConfig
 from ..evaluate import evaluate_policy
-from ..fast import spaces_venv
-from ..loop import RunInterrupted, new_model, warm_start
-from ..rundir import RunDir, learner_layers, maybe_bar, policy_card, tag
+from ..loop import RunInterrupted, warm_start
+from ..network import PolicyValueNet
+from ..rundir import RunDir, maybe_bar, policy_card, tag
 from ..stop import Interrupted, StopFlag
 from . import checkpoint as rl_ckpt
 from .env import PitchMultiAgentEnv, env_config
@@ -143,16 +143,16 @@ def export(cfg: TrainConfig, weights: dict) -> PolicyMLP:
 
 
 def warm_start_weights(cfg: TrainConfig, run: RunDir, stop: StopFlag, show: bool) -> tuple[dict, dict]:
-    """The SB3 path's warm start (train/loop.py ``warm_start``: record the teacher, fit MaskablePPO's
+    """Every trainer's warm start (train/loop.py ``warm_start``: record the teacher, fit the project's
     network to it), its policy and value nets in the learner module's layout."""
-    model = new_model(cfg, spaces_venv(cfg))
-    info = warm_start(cfg, model, run, stop, show)
-    return sb3_weights(model), info
+    net = PolicyValueNet.for_config(cfg)
+    info = warm_start(cfg, net, run, stop, show)
+    return learner_weights(net), info
 
 
-def sb3_weights(model) -> dict:
-    """MaskablePPO's MlpPolicy (separate policy and value MLPs) as the learner module's state."""
-    pi, vf = learner_layers(model)
+def learner_weights(net: PolicyValueNet) -> dict:
+    """The project's network (separate policy and value MLPs, train/network.py) as the learner module's state."""
+    pi, vf = net.layers()
     return {**policy_state(pi, "pi"), **policy_state(vf, "vf")}
 
 
