@@ -1,6 +1,9 @@
 """Pitch as a PettingZoo AEC environment: every bid, trump declaration, stock decision, discard
 and card played is one agent step with an action mask.
 
+Rules: ``env("auction", num_players=5)`` plays a preset with options changed (docs/rules.md §2);
+``env(r)`` plays the Rules ``r`` (``pitch_env.rules(...)``) as it is: ``env.unwrapped.rules is r``.
+
 Agents: ``player_0 … player_{n-1}``, one per seat, clockwise; seat 0 deals the first hand.
 
 Actions: one ``Discrete`` space per rule set covering every action name of docs/record.md
@@ -58,7 +61,7 @@ from .observer import Observer, LiveTable
 from .record import game_record
 from .render import render_record, render_view
 from .rewards import game_rewards, hand_rewards, relative_rewards, win_bonuses
-from .rules import rules as make_rules
+from .rules import Rules, rules as make_rules
 
 _ENV_OPTIONS = {
     "reward": ("game", "hand", "relative"),
@@ -67,8 +70,9 @@ _ENV_OPTIONS = {
 }
 
 
-def env(variant: str = "setback", **kwargs):
-    """The Pitch AEC environment with PettingZoo's order-enforcing wrapper (see module docs)."""
+def env(variant: str | Rules = "setback", **kwargs):
+    """The Pitch AEC environment with PettingZoo's order-enforcing wrapper (see module docs):
+    ``variant`` a preset's name or a Rules, ``kwargs`` the env's options and any rules options."""
     return OrderEnforcingWrapper(raw_env(variant, **kwargs))
 
 
@@ -106,7 +110,7 @@ class raw_env(AECEnv):
     metadata = {"render_modes": ["human", "ansi"], "name": "pitch_v0", "is_parallelizable": False,
                 "render_fps": 1}
 
-    def __init__(self, variant: str = "setback", render_mode: str | None = None, reward: str = "game",
+    def __init__(self, variant: str | Rules = "setback", render_mode: str | None = None, reward: str = "game",
                  episode: str = "game", illegal_reward: float = -1.0, illegal_action: str = "terminate",
                  infoset: bool = False, win_bonus: float | None = None, info_state: bool = False, **options):
         super().__init__()

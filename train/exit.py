@@ -509,7 +509,6 @@ def run_exit(cfg: ExitConfig, run_dir: Path, show: bool = True, stop=None, resum
     --set) as the run's config once the run is checked, so a refused resume leaves the run as it was."""
     from agents.tournament import run_tournament
 
-    from .opponents import rule_overrides
 
     rules = cfg.resolved_rules()
     run, todo = open_run(cfg, run_dir)
@@ -569,9 +568,9 @@ def run_exit(cfg: ExitConfig, run_dir: Path, show: bool = True, stop=None, resum
             raise KeyboardInterrupt
         # -- gate
         gate_t0 = time.perf_counter()
-        res = run_tournament(rules.variant, [f"checkpoint:{cand_path}", f"checkpoint:{run.best}"],
+        res = run_tournament(rules, [f"checkpoint:{cand_path}", f"checkpoint:{run.best}"],
                              games=cfg.gate_games, seed=_seed(scfg.seed, local, -2) % 2**31, workers=cfg.workers,
-                             names=["candidate", "best"], **rule_overrides(rules))
+                             names=["candidate", "best"])
         me = res.stats[0]
         kept = me.win_rate > cfg.gate_min
         row = {"generation": k, "worlds": scfg.worlds, **stats,
