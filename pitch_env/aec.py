@@ -229,7 +229,7 @@ class raw_env(AECEnv):
         seat = self.agent_name_mapping[agent]
         mask = bytearray(self.num_actions)  # filled byte by byte: cheaper than numpy fancy indexing
         if seat == self.game.current_seat:
-            for a in self.game._cached_legal():  # the engine's own list, read only (no copy per step)
+            for a in self.game.legal_view():  # the engine's own list, read only (no copy per step)
                 mask[a] = 1
         return {"observation": self._live.observe(seat), "action_mask": np.frombuffer(mask, np.int8)}
 
@@ -244,7 +244,7 @@ class raw_env(AECEnv):
                 self.rewards[a] = 0.0
             self._rewarded = False
         game = self.game
-        if action not in game._cached_legal():
+        if action not in game.legal_view():
             if not 0 <= action < self.num_actions:
                 self._as_index(action)  # a plain int out of range: raises, naming the range
             self._cumulative_rewards[agent] = 0.0
@@ -306,7 +306,7 @@ class raw_env(AECEnv):
         self._rewarded = True
 
     def _illegal(self, agent: str, action: int):
-        message = self.game._illegal_message(action)
+        message = self.game.illegal_message(action)
         if self.illegal_action == "raise":
             raise ValueError(message)
         warnings.warn(f"{agent}: {message}. The game ends with illegal_reward={self.illegal_reward} for {agent}.",
