@@ -199,7 +199,7 @@ def _check_together(cfg: TrainConfig, source: str) -> None:
                                                 "e.g. {heuristic: 0.7, self: 0.3}")
     if not cfg.eval_opponents:
         raise bad("eval_opponents", cfg.eval_opponents, "name at least one agent, e.g. [random, heuristic]")
-    _check_agents(cfg, cfg.check_rules(source), source)
+    _check_agents(cfg, cfg.resolved_rules(), source)
 
 
 RLLIB_KEYS = (("ray_address", ""), ("num_env_runners", 0), ("envs_per_env_runner", 1), ("num_learners", 0),

@@ -126,7 +126,7 @@ def make_exit_config(values: dict, source: str) -> ExitConfig:
         raise ConfigError(f"key 'runs_dir' in {source} is empty: name a folder, e.g. runs")
     if not cfg.start:
         raise ConfigError(f"key 'start' in {source} is empty; name the generation-0 policy, e.g. checkpoints/setback_base")
-    rules = cfg.check_rules(source)
+    rules = cfg.resolved_rules()
     try:
         load_policy(cfg.start, rules)
     except (CheckpointError, FileNotFoundError, OSError) as e:

@@ -143,7 +143,8 @@ class GameKeys:
 
 # ---------------------------------------------------------------- plain data -> dataclass
 def build(cls: type[T], values: Any, source: str) -> T:
-    """A ``cls`` from a plain dict: every key one of its fields, of the field's type and in its range."""
+    """A ``cls`` from a plain dict: every key one of its fields, of the field's type and in its range
+    (and, for a config of GameKeys, rules that the rules module accepts)."""
     if not isinstance(values, dict):
         raise ConfigError(f"{source} must be a mapping of key: value, got {type(values).__name__}")
     hints = typing.get_type_hints(cls)
@@ -160,6 +161,8 @@ def build(cls: type[T], values: Any, source: str) -> T:
     for f in fields.values():
         if range_of(f) is not None:
             check_range(f.name, getattr(cfg, f.name), range_of(f), f"in {source}")
+    if isinstance(cfg, GameKeys):
+        cfg.check_rules(source)
     return cfg
 
 
