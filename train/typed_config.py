@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import difflib
+import functools
 import math
 import reprlib
 import types
@@ -142,12 +143,18 @@ class GameKeys:
 
 
 # ---------------------------------------------------------------- plain data -> dataclass
+@functools.cache
+def hints_of(cls) -> dict[str, Any]:
+    """The field types of a config class (its annotations evaluated once)."""
+    return typing.get_type_hints(cls)
+
+
 def build(cls: type[T], values: Any, source: str) -> T:
     """A ``cls`` from a plain dict: every key one of its fields, of the field's type and in its range
     (and, for a config of GameKeys, rules that the rules module accepts)."""
     if not isinstance(values, dict):
         raise ConfigError(f"{source} must be a mapping of key: value, got {type(values).__name__}")
-    hints = typing.get_type_hints(cls)
+    hints = hints_of(cls)
     fields = {f.name: f for f in dataclasses.fields(cls)}
     for key, value in values.items():
         if key not in fields:
@@ -168,7 +175,7 @@ def build(cls: type[T], values: Any, source: str) -> T:
 
 def coerced(cls, values: dict[str, Any]) -> dict[str, Any]:
     """``values`` with the ints given for float fields made floats (YAML reads ``1`` as an int)."""
-    hints = typing.get_type_hints(cls)
+    hints = hints_of(cls)
     return {k: (float(v) if hints[k] is float else v) for k, v in values.items()}
 
 
