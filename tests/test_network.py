@@ -39,7 +39,7 @@ def test_a_warm_start_takes_the_policy_files_layers():
 def test_sb3s_mlp_policy_holds_the_same_weights_both_ways():
     from sb3_contrib import MaskablePPO
 
-    from train.loop import new_model, make_vec_env
+    from train.sb3 import make_vec_env, new_model
 
     cfg = load_config(None, ["hidden=[32, 32]", "opponents={random: 1}", "num_envs=1"])
     venv = make_vec_env(cfg)

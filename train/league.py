@@ -29,20 +29,11 @@ LEARNER = "learner"  # the side is the learner's: its decisions are trained on
 MIRROR = "mirror"  # the name a game with the learner at every side is counted under
 
 
-def rule_overrides(rules) -> dict:
-    """The options of ``rules`` that differ from its preset (what rebuilds it from the preset)."""
-    import pitch_env
-
-    base = pitch_env.rules(rules.variant).as_dict()
-    return {k: v for k, v in rules.as_dict().items() if k != "variant" and base.get(k) != v}
-
-
 def make_agent(spec: str, rules):
-    """An ``agents.make`` agent for these rules (built over an AEC env of the same rules)."""
+    """An ``agents.make`` agent for these rules (it reads each seat's ``info_state`` from ``Agent``)."""
     import agents
-    import pitch_env
 
-    return agents.make(spec, pitch_env.env(rules.variant, **rule_overrides(rules)))
+    return agents.make(spec, rules)
 
 
 # ---------------------------------------------------------------------- the players
@@ -74,7 +65,7 @@ class Random:
         pass
 
     def act(self, game, seat: int, table=None) -> int:
-        legal = game.legal_actions()
+        legal = game.legal_view()
         return legal[int(self.rng.integers(len(legal)))]
 
 

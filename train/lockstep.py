@@ -127,7 +127,7 @@ class Games:
     def masks(self, idx: list[int]) -> np.ndarray:
         mask = np.zeros((len(idx), self.actions), bool)
         for k, i in enumerate(idx):
-            mask[k, self.games[i].legal_actions()] = True
+            mask[k, self.games[i].legal_view()] = True
         return mask
 
     def hints(self, idx: list[int]) -> np.ndarray:
