@@ -48,7 +48,7 @@ class TrainConfig:
     num_env_runners: int = 0  # Ray actors playing games (one core each); 0: the driver plays them itself
     envs_per_env_runner: int = 1  # games each env runner steps side by side (batched forward passes)
     num_learners: int = 0  # Ray actors running the PPO update (data-parallel); 0: the driver updates
-    train_batch_size: int = 0  # decisions of all seats sampled per update; 0: n_steps × num_envs × sides (the learner's share: about n_steps × num_envs, as on the SB3 path)
+    train_batch_size: int = 0  # learner decisions sampled per update; 0: n_steps × num_envs, as on the other paths
     # ----- the reward
     reward: Literal["hand", "game"] = "hand"  # hand: the AEC env's reward="relative" (pitch_env/rewards.py); game: only the win bonus
     win_bonus: float = 1.0  # added (won) or subtracted (lost) at the end of the game
@@ -288,7 +288,6 @@ def _check_ranges(cfg: TrainConfig, source: str) -> None:
 
 RLLIB_KEYS = (("ray_address", ""), ("num_env_runners", 0), ("envs_per_env_runner", 1), ("num_learners", 0),
               ("train_batch_size", 0))
-RLLIB_OPPONENTS = ("self", "heuristic", "random")  # the opponents that are RLModules (train/rllib/modules.py)
 RAY_ADDRESS = re.compile(r"[A-Za-z0-9_.:/\[\]-]{1,256}")  # "auto", host:port, ray://host:port
 
 
@@ -305,10 +304,6 @@ def _check_backend(cfg: TrainConfig, bad) -> None:
     if cfg.vec_env != "dummy":
         raise bad("vec_env", cfg.vec_env, "backend: rllib steps its games in env runners; set num_env_runners "
                                           "instead of vec_env")
-    other = [name for name, w in cfg.opponents.items() if w > 0 and name not in RLLIB_OPPONENTS]
-    if other:
-        raise bad("opponents", cfg.opponents, f"backend: rllib plays only {', '.join(RLLIB_OPPONENTS)} as opponents "
-                                              f"(each an RLModule), not {_short(other[0])}; drop it or use backend: sb3")
     if cfg.ray_address and not RAY_ADDRESS.fullmatch(cfg.ray_address):
         raise bad("ray_address", cfg.ray_address, "give auto, host:port or ray://host:port (empty: a local Ray)")
 
