@@ -1,5 +1,5 @@
 """Training speed, side by side in one run: learner steps/s (decisions trained on per second of
-rollout and update) of the batched trainer (``trainer: fast``, train/fast.py) at several worker
+rollout and update) of PPO on the batched self-play core (``trainer: fast``, train/ppo.py) at several worker
 counts, of the SB3 path (MaskablePPO on the self-play env, DummyVecEnv and SubprocVecEnv), and of
 MaskablePPO on a trivial env of the same sizes, all with the config's network and PPO settings.
 
@@ -45,7 +45,7 @@ class TrivialEnv(gym.Env):
 
 
 def measure(cfg, venv, steps: int) -> float:
-    from train.loop import new_model
+    from train.sb3 import new_model
 
     model = new_model(cfg, venv)
     model.learn(cfg.n_steps * cfg.num_envs)  # warm-up: first rollout and update
@@ -59,10 +59,10 @@ def main(argv=None) -> None:
     import tempfile
 
     from pitch_env.actions import ActionLayout
-    from pitch_env.observer import Observer
+    from pitch_policy import input_size
     from train.config import load_config
-    from pitch_policy import hint_size
-    from train.loop import RunDir, add_snapshot, export_policy, make_vec_env, new_model
+    from train.rundir import RunDir
+    from train.sb3 import add_snapshot, make_vec_env, model_policy, new_model
 
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--config", default="configs/setback_scratch.yaml")
@@ -77,7 +77,7 @@ def main(argv=None) -> None:
     torch.set_num_threads(cfg.torch_threads)
     rules = cfg.resolved_rules()
     action_size = ActionLayout(rules).size
-    obs_size = Observer(rules).size + hint_size(cfg.hint, action_size)  # what the network reads
+    obs_size = input_size(rules, cfg.hint)  # what the network reads
     print(f"{cfg.variant}: observation {obs_size}, actions {action_size}, hidden {cfg.hidden}, n_epochs "
           f"{cfg.n_epochs}, batch_size {cfg.batch_size}, opponents {cfg.opponents}; fast path: "
           f"{fast_cfg.num_envs} games, rollouts of {fast_cfg.n_steps * fast_cfg.num_envs}, mirror "
@@ -94,7 +94,7 @@ def main(argv=None) -> None:
         venv = make_vec_env(cfg)
         try:
             with tempfile.TemporaryDirectory() as tmp:
-                add_snapshot(venv, RunDir(tmp), export_policy(new_model(cfg, venv), cfg), cfg, 0)
+                add_snapshot(venv, RunDir(tmp), model_policy(new_model(cfg, venv), cfg), cfg, 0)
                 return measure(cfg, venv, args.sb3_steps)
         finally:
             venv.close()
@@ -116,26 +116,33 @@ def main(argv=None) -> None:
 
 
 def measure_fast(cfg, workers: int, steps: int) -> float:
-    """The fast path's learner steps/s: rollouts and updates as ``train.fast.learn`` runs them, after
-    one warm-up rollout and update (the games' long random start is part of every measurement)."""
+    """The fast path's learner steps/s: rollouts, advantages and updates as ``train.ppo.learn`` runs
+    them, after one warm-up rollout and update (the games' long random start is part of every measurement)."""
     import dataclasses
 
-    from train import fast
-    from train.loop import export_policy, new_model
+    from train.lockstep import Collector
+    from train.network import PolicyValueNet, export_policy, new_optimizer
+    from train.ppo import PPO, advantages, update
 
     cfg = dataclasses.replace(cfg, workers=workers)
     torch.set_num_threads(cfg.torch_threads)
-    model = new_model(cfg, fast.spaces_venv(cfg))
-    collector = fast.Collector(cfg)
+    net = PolicyValueNet.for_config(cfg)
+    opt = new_optimizer(net, cfg.learning_rate)
+    ppo = PPO.of(cfg)
+    collector = Collector(cfg)
+
+    def iteration() -> int:
+        batch = advantages(collector.collect(net.layers(), ppo.rollout), ppo.gamma, ppo.gae_lambda)
+        update(net, opt, batch, ppo)
+        return len(batch)
+
     try:
-        collector.add_snapshot(export_policy(model, cfg).layers, cfg.activation)
-        target = cfg.n_steps * cfg.num_envs
-        fast.ppo_update(model, collector.collect(model, target), cfg)
+        policy = export_policy(net, cfg)
+        collector.add_snapshot(policy.layers, policy.activation)
+        iteration()
         done, t0 = 0, time.perf_counter()
         while done < steps:
-            data = collector.collect(model, target)
-            fast.ppo_update(model, data, cfg)
-            done += len(data)
+            done += iteration()
         return done / (time.perf_counter() - t0)
     finally:
         collector.close()

@@ -88,7 +88,7 @@ def shown_action(act_src: np.ndarray | None, action: int) -> int:
 
 
 class BatchCanonical:
-    """``SuitCanonical.apply`` over a batch of rows at once (the batched trainer, train/fast.py): the
+    """``SuitCanonical.apply`` over a batch of rows at once (the batched self-play core, train/lockstep.py): the
     same permutation per row, from one compiled loop over the rows (``perm_indices``)."""
 
     def __init__(self, single: SuitCanonical):

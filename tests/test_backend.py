@@ -82,7 +82,7 @@ def test_without_ray_backend_rllib_says_how_to_install_it_before_writing_anythin
 
 
 def test_the_sb3_path_and_the_cli_never_import_ray():
-    code = ("import sys, pitch_cli, train.loop, train.cli, train.config, train.fast, train.resume, agents, pitch_env\n"
+    code = ("import sys, pitch_cli, train.loop, train.cli, train.config, train.ppo, train.sb3, train.resume, agents, pitch_env\n"
             "bad = sorted(m for m in sys.modules if m == 'ray' or m.startswith(('ray.', 'train.rllib')))\n"
             "assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)

@@ -91,7 +91,7 @@ def test_env_reward_options_are_refused_in_one_line_naming_the_fix():
 @pytest.mark.parametrize("variant,reward", [("setback", "hand"), ("auction", "hand"), ("ten_point", "game")])
 def test_selfplay_env_rewards_are_the_rewards_modules(variant, reward):
     from train.config import TrainConfig
-    from train.loop import make_env
+    from train.sb3 import make_env
 
     cfg = TrainConfig(variant=variant, reward=reward, win_bonus=0.75, opponents={"heuristic": 1.0},
                       rules={"target_score": 5} if variant != "ten_point" else {"target_score": 12})

@@ -124,7 +124,7 @@ def test_a_policy_that_copies_its_hint_plays_exactly_like_the_heuristic(variant,
     from agents.rollout import rollout_action
     from pitch_env.actions import ActionLayout
     from pitch_env.observer import LAYOUT_VERSION, Observer
-    from train.loop import make_env
+    from train.sb3 import make_env
     from pitch_policy import PolicyMLP, make_card, save_policy
 
     rules = pitch_env.rules(variant)
@@ -274,7 +274,7 @@ def test_imitation_records_legal_canonical_decisions_and_fits_them():
     import numpy as np
 
     from train.imitate import collect, pretrain
-    from train.loop import make_vec_env, new_model
+    from train.network import PolicyValueNet
     from pitch_policy import make_transform
 
     cfg = load_config(None, [*TINY, "imitate=heuristic"])
@@ -282,18 +282,14 @@ def test_imitation_records_legal_canonical_decisions_and_fits_them():
     demos = collect(rules, "heuristic", 600, make_transform(cfg.observation, rules), seed=1, workers=2)
     assert len(demos) == 600
     assert demos.masks[np.arange(600), demos.actions].all()  # every recorded action is legal in its own (canonical) mask
-    venv = make_vec_env(cfg)
-    try:
-        model = new_model(cfg, venv)
-        acc = pretrain(model, demos, epochs=15, batch_size=200)
-    finally:
-        venv.close()
+    net = PolicyValueNet.for_config(cfg)
+    acc = pretrain(net, demos, epochs=15, batch_size=200)
     chance = float(np.mean(1.0 / demos.masks.sum(1)))  # accuracy of a uniform guess among the legal actions
     assert acc > chance + 0.2
     import torch
 
     with torch.no_grad():  # the value head was fitted too: it explains part of the returns' spread
-        v = model.policy.predict_values(torch.as_tensor(demos.obs)).squeeze(-1).numpy()
+        v = net.value(torch.as_tensor(demos.obs)).numpy()
     assert np.mean((v - demos.returns) ** 2) < 0.8 * np.var(demos.returns)
 
 
@@ -376,7 +372,7 @@ def test_the_self_play_env_shows_the_learner_what_the_observer_encodes():
     import numpy as np
 
     from pitch_env.observer import Observer
-    from train.loop import make_env
+    from train.sb3 import make_env
 
     cfg = load_config(None, [*TINY, "opponents={random: 1}"])
     env = make_env(cfg, 0)()

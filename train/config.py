@@ -35,7 +35,7 @@ class TrainConfig:
     run_name: str = ""  # folder under runs_dir; empty: the config file's name and the start time
     runs_dir: str = "runs"  # where runs (TensorBoard, checkpoints, resolved config) are written
     backend: Literal["sb3", "rllib"] = "sb3"  # sb3: this process trains (trainer picks how); rllib: Ray RLlib's PPO, one machine or a cluster (docs/rllib.md)
-    trainer: Literal["sb3", "fast"] = "sb3"  # sb3: MaskablePPO on the self-play env; fast: the batched trainer (train/fast.py)
+    trainer: Literal["sb3", "fast"] = "sb3"  # sb3: MaskablePPO on the self-play env; fast: PPO on the batched self-play core (train/ppo.py)
     num_envs: int = 2  # self-play games played side by side (fast: in lockstep, over all workers)
     workers: int = 0  # fast: processes stepping the games (0: the learner's own process)
     overlap: bool = False  # fast, workers >= 1: the workers play the next rollout (one update behind) during the update
@@ -319,7 +319,7 @@ def _check_agents(cfg: TrainConfig, rules, source: str) -> None:
     import agents
     import pitch_env
 
-    from .opponents import rule_overrides
+    from .league import rule_overrides
 
     env = pitch_env.env(rules.variant, **rule_overrides(rules))
     for key, spec in specs:

@@ -1,14 +1,15 @@
 """Evaluating a trained policy with the tournament tool: duplicate deals, Wilson intervals.
 
 ``evaluate_policy`` plays a checkpoint against one opponent; ``compare`` plays it against several
-and returns rows for the tables of ``pitch train``, ``make run`` and the model cards.
+and returns rows for the tables of ``pitch train``, ``make run`` and the model cards;
+``log_evaluation`` is a training run's evaluation, written to TensorBoard.
 """
 
 from __future__ import annotations
 
 from agents.tournament import run_tournament
 
-from .opponents import rule_overrides
+from .league import rule_overrides
 
 
 def evaluate_policy(path, rules, opponent: str, games: int, seed: int = 0, workers: int = 1,
@@ -23,6 +24,24 @@ def evaluate_policy(path, rules, opponent: str, games: int, seed: int = 0, worke
             "points_per_hand": me.points_per_hand, "bids_made": me.bids_made,
             "truncated": res.truncated, "wall_s": res.wall_s,
             "think_s": me.think_s_per_game, "opponent_think_s": them.think_s_per_game}
+
+
+def log_evaluation(cfg, run, policy, steps: int, logger, stop=None) -> None:
+    """Save ``policy`` as the run's ``eval.safetensors`` and log its win rate (and the interval's lower
+    bound) against each of the config's ``eval_opponents`` at ``steps``; a signal stops between opponents."""
+    from pitch_policy import save_policy
+
+    from .rundir import policy_card, tag
+
+    path = run.path / "eval.safetensors"
+    save_policy(path, policy, policy_card(cfg, policy, steps))
+    for opponent in cfg.eval_opponents:
+        if stop:
+            break
+        res = evaluate_policy(path, cfg.resolved_rules(), opponent, cfg.eval_games, seed=cfg.seed)
+        logger.record(f"eval/win_rate_vs_{tag(opponent)}", res["win_rate"])
+        logger.record(f"eval/win_rate_low_vs_{tag(opponent)}", res["low"])
+    logger.dump(steps)
 
 
 def compare(path, rules, opponents: list[str], games: int, seed: int = 0, workers: int = 1,

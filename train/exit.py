@@ -545,7 +545,7 @@ def run_exit(cfg: ExitConfig, run_dir: Path, show: bool = True, stop=None, resum
     --set) as the run's config once the run is checked, so a refused resume leaves the run as it was."""
     from agents.tournament import run_tournament
 
-    from .opponents import rule_overrides
+    from .league import rule_overrides
 
     rules = cfg.resolved_rules()
     run, todo = open_run(cfg, run_dir)

@@ -31,12 +31,12 @@ import torch
 from pitch_policy.canonical import shown_action
 from pitch_env.engine import Game
 from pitch_env.loop import play
-from pitch_policy import hint_size, policy_input
+from pitch_policy import input_size, policy_input
 from pitch_env.rewards import hand_scale, relative_reward, win_bonus as bonus_for
 
 from .config import ConfigError
 from .hint import engine_hint
-from .opponents import AgentOpponent, EngineHeuristic, make_agent
+from .league import Agent, Heuristic
 
 
 @dataclass
@@ -69,6 +69,16 @@ def teacher_seats(rules, rng: np.random.Generator) -> set[int]:
     return {(start + 2 * k) % n for k in range(n // 2)}
 
 
+class Encoded:
+    """The one observation of a decision, as a player reads it from a table (``observe(seat)``)."""
+
+    def __init__(self, obs):
+        self.obs = obs
+
+    def observe(self, seat: int):
+        return self.obs
+
+
 def _collect_part(args) -> Demos:
     rules, spec, against, decisions, transform, seed, gamma, reward, win_bonus, hint, phases = args
     from pitch_env.actions import ActionLayout
@@ -81,14 +91,14 @@ def _collect_part(args) -> Demos:
 
     def players(name: str) -> list:  # one per seat; the heuristic read straight from the engine (same choices)
         if name == "heuristic":
-            return [EngineHeuristic()] * n
-        return [AgentOpponent(make_agent(name, rules), observer, size) for _ in range(n)]
+            return [Heuristic()] * n
+        return [Agent(name, rules) for _ in range(n)]
 
     teachers = players(spec)
     others = players(against) if against else teachers
     # who plays a teacher's seat where it is not recorded: with phases, the rest of the table (cheaply)
     unrecorded = teachers if phases is None else others if against else players("heuristic")
-    obs = np.zeros((decisions, observer.size + hint_size(hint, size)), np.float32)
+    obs = np.zeros((decisions, input_size(rules, hint)), np.float32)
     masks = np.zeros((decisions, size), bool)
     actions = np.zeros(decisions, np.int64)
     rewards = np.zeros(decisions, np.float64)  # the reward that follows each decision, in its side's own sequence
@@ -101,8 +111,8 @@ def _collect_part(args) -> Demos:
         nonlocal i
         recorded = seat in seats and (phases is None or game.phase_name in phases)
         player = teachers[seat] if recorded else unrecorded[seat] if seat in seats else others[seat]
-        o = None if not recorded and isinstance(player, EngineHeuristic) else observer.encode(game, seat)
-        action = player.act(game, seat, o)
+        o = None if not recorded and isinstance(player, Heuristic) else observer.encode(game, seat)
+        action = player.act(game, seat, Encoded(o))
         if recorded and i < decisions:
             mask = np.zeros(size, np.int8)
             mask[game.legal_actions()] = 1
@@ -193,19 +203,17 @@ def load_demos(path: str | Path, obs_size: int, action_size: int, what: str = "i
     return Demos(d["obs"], d["masks"], d["actions"], d["returns"])
 
 
-def pretrain(model, demos: Demos, epochs: int, batch_size: int = 512, lr: float = 1e-3, value_coef: float = 0.5,
+def pretrain(net, demos: Demos, epochs: int, batch_size: int = 512, lr: float = 1e-3, value_coef: float = 0.5,
              logger=None) -> float:
     """Cross-entropy of the masked policy plus ``value_coef`` × squared error of the value on ``demos``
-    (on the decisions that have a return: not NaN), the learning rate decaying linearly to zero;
-    returns the last epoch's policy accuracy."""
-    policy = model.policy
-    opt = torch.optim.Adam(policy.parameters(), lr=lr)
+    (on the decisions that have a return: not NaN) for a ``PolicyValueNet`` (train/network.py), the
+    learning rate decaying linearly to zero; returns the last epoch's policy accuracy."""
+    opt = torch.optim.Adam(net.parameters(), lr=lr)
     n = len(demos)
     steps = epochs * ((n + batch_size - 1) // batch_size)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda k: 1.0 - k / steps)
     rng = np.random.default_rng(0)
     acc = 0.0
-    policy.set_training_mode(True)
     for epoch in range(epochs):
         order = rng.permutation(n)
         correct, total_pi, total_v = 0, 0.0, 0.0
@@ -213,9 +221,9 @@ def pretrain(model, demos: Demos, epochs: int, batch_size: int = 512, lr: float 
             idx = order[start:start + batch_size]
             o = torch.as_tensor(demos.obs[idx])
             a = torch.as_tensor(demos.actions[idx])
-            dist = policy.get_distribution(o, action_masks=demos.masks[idx])
-            loss_pi = -dist.log_prob(a).mean()
-            v = policy.predict_values(o).squeeze(-1)
+            logits = net.logits(o, torch.as_tensor(demos.masks[idx]))
+            loss_pi = -torch.log_softmax(logits, 1).gather(1, a[:, None]).mean()
+            v = net.value(o)
             ret = torch.as_tensor(demos.returns[idx])
             has = ~torch.isnan(ret)
             loss_v = torch.nn.functional.mse_loss(v[has], ret[has]) if bool(has.any()) else v.sum() * 0.0
@@ -225,12 +233,11 @@ def pretrain(model, demos: Demos, epochs: int, batch_size: int = 512, lr: float 
             sched.step()
             total_pi += loss_pi.item() * len(idx)
             total_v += loss_v.item() * len(idx)
-            correct += int((dist.distribution.probs.argmax(-1) == a).sum())
+            correct += int((logits.argmax(-1) == a).sum())
         acc = correct / n
         if logger is not None:
             logger.record("imitate/loss", total_pi / n)
             logger.record("imitate/value_loss", total_v / n)
             logger.record("imitate/accuracy", acc)
             logger.dump(epoch)
-    policy.set_training_mode(False)
     return acc

@@ -132,7 +132,7 @@ def _recipe(cfg) -> str:
 def _trainer(cfg) -> str:
     if cfg.trainer == "sb3":
         return "sb3-contrib MaskablePPO"
-    return (f"the batched trainer (train/fast.py: {cfg.num_envs} games in lockstep on {cfg.workers or 1} "
+    return (f"PPO on the batched self-play core (train/ppo.py: {cfg.num_envs} games in lockstep on {cfg.workers or 1} "
             f"process{'es' if cfg.workers > 1 else ''}, {100 * cfg.mirror:.0f}% mirror games)")
 
 

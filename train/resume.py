@@ -5,7 +5,7 @@ Layout of a run directory's checkpoints::
     checkpoint -> checkpoints/000000004096     a symlink, replaced atomically: the current checkpoint
     checkpoints/000000004096/
         policy.safetensors    the exported policy and its JSON card (what ``checkpoint:PATH`` loads)
-        trainer.safetensors   MaskablePPO's policy+value weights, Adam's moment tensors, torch's RNG state
+        trainer.safetensors   the policy+value network's weights, Adam's moment tensors, torch's RNG state
         state.json            steps, counters, Adam's hyperparameters, numpy/python RNG states, schedule
 
 A checkpoint is written as ``checkpoints/.NAME.tmp/``, renamed into place, then the symlink is
@@ -138,12 +138,14 @@ def _fsync(path: Path) -> None:
 
 
 # ---------------------------------------------------------------------- the trainer's state
-def save_trainer(directory: Path, model, steps: int, extra: dict) -> None:
-    """MaskablePPO's weights, Adam's state and every RNG as tensors and JSON (see the module docstring)."""
+def save_trainer(directory: Path, net: torch.nn.Module, optimizer: torch.optim.Optimizer, steps: int, extra: dict,
+                 n_updates: int = 0, episode_num: int = 0) -> None:
+    """The trainer's network, Adam's state and every RNG as tensors and JSON (see the module docstring):
+    the one writer of every trainer on this path (PPO's ``PolicyValueNet``, SB3's ``model.policy``)."""
     from safetensors.torch import save_file
 
-    tensors = {f"policy/{k}": v.detach().cpu().contiguous() for k, v in model.policy.state_dict().items()}
-    opt = model.policy.optimizer.state_dict()
+    tensors = {f"policy/{k}": v.detach().cpu().contiguous() for k, v in net.state_dict().items()}
+    opt = optimizer.state_dict()
     for index, slots in opt["state"].items():
         for key, value in slots.items():
             tensors[f"adam/{index}/{key}"] = torch.as_tensor(value).detach().cpu().contiguous()
@@ -151,8 +153,8 @@ def save_trainer(directory: Path, model, steps: int, extra: dict) -> None:
     save_file(tensors, str(directory / TRAINER_FILE))
     np_state = np.random.get_state()
     state = dict(extra, steps=int(steps), trainer={
-        "n_updates": int(model._n_updates),
-        "episode_num": int(model._episode_num),
+        "n_updates": int(n_updates),
+        "episode_num": int(episode_num),
         "adam_groups": [{k: (list(v) if isinstance(v, tuple) else v) for k, v in g.items()} for g in opt["param_groups"]],
         "numpy_rng": [np_state[0], np_state[1].tolist(), *map(_plain, np_state[2:])],
         "python_rng": [random.getstate()[0], list(random.getstate()[1]), random.getstate()[2]],
@@ -235,17 +237,18 @@ def adam_groups(groups, current_groups: list[dict], where: str) -> list[dict]:
     return groups
 
 
-def load_trainer(directory: Path, model) -> dict:
-    """Load a checkpoint written by ``save_trainer`` into a model rebuilt from the run's config;
-    returns its state.json. Refuses (ResumeError) anything that does not fit exactly."""
+def load_trainer(directory: Path, net: torch.nn.Module, optimizer: torch.optim.Optimizer) -> dict:
+    """Load a checkpoint written by ``save_trainer`` into a network and optimizer rebuilt from the run's
+    config; returns its state.json (``state["trainer"]`` holds ``n_updates`` and ``episode_num``).
+    Refuses (ResumeError) anything that does not fit exactly."""
     directory = Path(directory)
     where = f"checkpoint {str(directory)!r}"
     state = read_state(directory)
     tr = state.get("trainer")
     if not isinstance(tr, dict):
         raise ResumeError(f"{where}: state.json has no 'trainer' section; the checkpoint is damaged")
-    expected = {f"policy/{k}": v for k, v in model.policy.state_dict().items()}
-    params = list(model.policy.parameters())
+    expected = {f"policy/{k}": v for k, v in net.state_dict().items()}
+    params = list(net.parameters())
     budget = 4 * sum(v.numel() * v.element_size() for v in expected.values()) + (1 << 20)
     tensors = read_tensors(directory / TRAINER_FILE, budget, where)
     weights = {k[len("policy/"):]: take(tensors, k, v, where) for k, v in expected.items()}
@@ -258,22 +261,20 @@ def load_trainer(directory: Path, model) -> dict:
     rng = take(tensors, "rng/torch", torch.get_rng_state(), where)
     if tensors:
         raise ResumeError(f"{where}: {TRAINER_FILE} holds unexpected tensors ({', '.join(sorted(tensors)[:3])} …)")
-    groups = adam_groups(tr.get("adam_groups"), model.policy.optimizer.state_dict()["param_groups"], where)
+    groups = adam_groups(tr.get("adam_groups"), optimizer.state_dict()["param_groups"], where)
     try:
         np_rng = tr["numpy_rng"]
         np_rng = (str(np_rng[0]), np.array(np_rng[1], dtype=np.uint32), int(np_rng[2]), int(np_rng[3]), float(np_rng[4]))
         py_rng = tr["python_rng"]
         py_rng = (int(py_rng[0]), tuple(int(x) for x in py_rng[1]), None if py_rng[2] is None else float(py_rng[2]))
-        counters = int(tr["n_updates"]), int(tr["episode_num"])
+        tr["n_updates"], tr["episode_num"] = int(tr["n_updates"]), int(tr["episode_num"])
         np.random.set_state(np_rng)
         random.setstate(py_rng)
     except (KeyError, IndexError, TypeError, ValueError, OverflowError):
         raise ResumeError(f"{where}: state.json's RNG states or counters are malformed; the checkpoint is damaged") from None
-    model.policy.load_state_dict(weights)
-    model.policy.optimizer.load_state_dict({"state": slots, "param_groups": groups})
+    net.load_state_dict(weights)
+    optimizer.load_state_dict({"state": slots, "param_groups": groups})
     torch.set_rng_state(rng)
-    model.num_timesteps = int(state["steps"])
-    model._n_updates, model._episode_num = counters
     return state
 
 

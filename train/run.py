@@ -1,6 +1,7 @@
-"""``train``: open (or resume) a run directory and train it with its config's backend: the SB3 and
-batched trainers of train/loop.py, or Ray RLlib (train/rllib/loop.py). The one entry point of
-``pitch train``; both backends write the same run directory.
+"""``train``: open (or resume) a run directory and train it with its config's trainer: PPO on the
+batched self-play core (``trainer: fast``, train/ppo.py), Stable-Baselines3's MaskablePPO
+(``trainer: sb3``, train/sb3.py), or Ray RLlib (``backend: rllib``, train/rllib/loop.py). The one
+entry point of ``pitch train``; every trainer writes the same run directory.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from pathlib import Path
 
 from . import resume as ckpt
 from .config import TrainConfig, save_yaml
-from .loop import RunInterrupted, check_processes, open_run, require_ray, train_sb3
+from .loop import RunInterrupted, check_processes, open_run, require_ray
 from .rundir import write_text_atomic
 
 __all__ = ["train", "RunInterrupted"]
@@ -33,4 +34,10 @@ def train(cfg: TrainConfig | None = None, config_path=None, overrides=(), resume
         from .rllib.loop import train as train_rllib
 
         return train_rllib(cfg, run, started, show_progress)
+    if cfg.trainer == "fast":
+        from .ppo import train as train_ppo
+
+        return train_ppo(cfg, run, started, show_progress)
+    from .sb3 import train as train_sb3
+
     return train_sb3(cfg, run, started, show_progress)

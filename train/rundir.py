@@ -1,13 +1,11 @@
-"""The run directory every trainer writes (train/loop.py, the batched trainer of train/fast.py, the
-RLlib backend) and what each writes into it the same way: the learner exported as a policy with its
-card, snapshots for the opponent pool, progress bars, TensorBoard tag names.
+"""The run directory every trainer writes (PPO of train/ppo.py, SB3 of train/sb3.py, the RLlib
+backend) and what each writes into it the same way: the policy's card, snapshots for the league,
+TensorBoard scalars and tag names, progress bars.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-
-import torch
 
 from pitch_env.actions import ActionLayout
 from pitch_env.observer import LAYOUT_VERSION, Observer
@@ -34,22 +32,6 @@ def write_text_atomic(path: Path, text: str) -> None:
     atomic_write(path, lambda tmp: Path(tmp).write_text(text))
 
 
-def learner_layers(model) -> tuple[list, list]:
-    """(policy layers, value layers) of MaskablePPO's MlpPolicy as numpy (weight, bias) pairs."""
-    p = model.policy
-
-    def linears(seq, head):
-        mods = [m for m in seq if isinstance(m, torch.nn.Linear)] + [head]
-        return [(m.weight.detach().cpu().numpy().copy(), m.bias.detach().cpu().numpy().copy()) for m in mods]
-
-    return linears(p.mlp_extractor.policy_net, p.action_net), linears(p.mlp_extractor.value_net, p.value_net)
-
-
-def export_policy(model, cfg: TrainConfig) -> PolicyMLP:
-    """The learner's policy head as numpy layers (the features extractor is a plain flatten)."""
-    return PolicyMLP(learner_layers(model)[0], cfg.activation, hint=cfg.hint)
-
-
 def policy_card(cfg: TrainConfig, policy: PolicyMLP, steps: int) -> dict:
     rules = cfg.resolved_rules()
     return make_card(rules, policy, steps, to_dict(cfg), Observer(rules).size, LAYOUT_VERSION,
@@ -61,13 +43,36 @@ def tag(spec: str) -> str:
     return "".join(ch if ch.isalnum() else "_" for ch in spec)
 
 
-def add_snapshot(venv, run: RunDir, policy: PolicyMLP, cfg: TrainConfig, steps: int) -> None:
-    """Freeze the learner into every env's pool, and keep it on disk so --resume restores the pool."""
-    layers = [(w, b) for w, b in policy.layers]
-    venv.env_method("add_snapshot", layers, policy.activation)  # the env's pool gives it the transform and hint
+def save_snapshot(run: RunDir, policy: PolicyMLP, cfg: TrainConfig, steps: int) -> None:
+    """Keep a snapshot of the learner on disk, so --resume restores the league (the newest
+    ``snapshot_pool`` are kept)."""
     save_policy(run.snapshots / f"{steps:012d}.safetensors", policy, policy_card(cfg, policy, steps))
     for old in ckpt.snapshot_files(run.path)[:-cfg.snapshot_pool]:
         old.unlink()
+
+
+class Scalars:
+    """TensorBoard scalars, ``record(key, value)`` then ``dump(step)`` (the calls SB3's logger takes).
+    ``purge_step``: on resume, TensorBoard drops the killed session's events logged after it (the
+    checkpoint), so the curves do not overlap."""
+
+    def __init__(self, folder: Path, purge_step: int = 0):
+        from torch.utils.tensorboard import SummaryWriter
+
+        self.writer = SummaryWriter(log_dir=str(folder), purge_step=purge_step if purge_step > 0 else None)
+        self.values: dict[str, float] = {}
+
+    def record(self, key: str, value) -> None:
+        self.values[key] = value
+
+    def dump(self, step: int) -> None:
+        for key, value in self.values.items():
+            self.writer.add_scalar(key, value, step)
+        self.writer.flush()
+        self.values = {}
+
+    def close(self) -> None:
+        self.writer.close()
 
 
 def progress_bar(label: str, unit: str):

@@ -1,7 +1,8 @@
-"""The single-agent Gymnasium env of self-play: the learner plays one side, the pool plays the others.
+"""The single-agent Gymnasium env of self-play (SB3's path, train/sb3.py): the learner plays one side,
+the league (train/league.py) the others.
 
 Each episode is one game: the learner takes a random seat (and, in partnerships, also plays its
-partner), every other side is played by an opponent drawn from the pool. It drives the engine and
+partner), every other side is played by a player drawn from the league. It drives the engine and
 Observer directly (no AEC bookkeeping) through pitch_env/loop.py, and its rewards are those of
 pitch_env/rewards.py (the AEC env's ``reward="relative"``). ``action_masks()`` is what MaskablePPO reads.
 """
@@ -11,26 +12,18 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 
-from pitch_env.engine import BID, PASS, Game, bid_value
+from pitch_env.actions import ActionLayout
+from pitch_env.engine import BID, Game
 from pitch_env.loop import play
 from pitch_env.observer import LiveTable, Observer
-from pitch_policy import PolicyMLP
-from pitch_policy import hint_size, policy_input
+from pitch_policy import input_size, policy_input
 from pitch_env.rewards import hand_scale, relative_reward, win_bonus
-from pitch_env.scoring import SHOOT
 
 from .hint import engine_hint
-from .opponents import OpponentPool
+from .league import League
+from .lockstep import count_bid
 
-
-def count_bid(stats: dict, rules, action: int) -> None:
-    """Add a bid decision to the TensorBoard bid statistics (``bid_turns``, ``bids``, ``bid_sum``) of
-    every training path; a shoot counts one above the top bid."""
-    stats["bid_turns"] += 1
-    bid = bid_value(rules, action)
-    if bid != PASS:
-        stats["bids"] += 1
-        stats["bid_sum"] += rules.max_bid + 1 if bid == SHOOT else bid
+__all__ = ["SelfPlayEnv", "count_bid"]
 
 
 class SelfPlayEnv(gym.Env):
@@ -39,15 +32,15 @@ class SelfPlayEnv(gym.Env):
 
     metadata = {"render_modes": []}
 
-    def __init__(self, rules, pool: OpponentPool, reward: str = "hand", win_bonus: float = 1.0, seed: int = 0,
+    def __init__(self, rules, league: League, reward: str = "hand", win_bonus: float = 1.0, seed: int = 0,
                  transform=None, hint: str = "none"):
-        self.rules, self.pool, self.transform, self.hint = rules, pool, transform, hint
+        self.rules, self.league, self.transform, self.hint = rules, league, transform, hint
         self._act_src = None
         self.reward_mode, self.win_bonus = reward, float(win_bonus)
         self.observer = Observer(rules)
         self.live = LiveTable(self.observer)  # the observation table, updated move by move
-        self.action_size = pool.action_size
-        size = self.observer.size + hint_size(hint, self.action_size)
+        self.action_size = ActionLayout(rules).size
+        size = input_size(rules, hint)
         self.observation_space = gym.spaces.Box(-np.inf, np.inf, (size,), np.float32)
         self.action_space = gym.spaces.Discrete(self.action_size)
         self._rng = np.random.default_rng(seed)
@@ -64,13 +57,9 @@ class SelfPlayEnv(gym.Env):
         while True:
             self.game = Game(r, seed=int(self._rng.integers(2**62)))
             self.live.sync(self.game)
-            self.side = r.side_of(int(self._rng.integers(r.num_players)))
-            self.opponents = {}
-            for side in range(r.num_sides):
-                if side != self.side:
-                    self.opponents[side] = self.pool.draw(side)
-            for _, opponent in self.opponents.values():
-                opponent.reset(int(self._rng.integers(2**31)))
+            seating = self.league.draw()
+            self.side = seating.learner_sides[0]
+            self.players, self.opponent_names = seating.players, seating.names
             self._stats = {"bid_turns": 0, "bids": 0, "bid_sum": 0.0}
             self._reward = 0.0
             self._advance()
@@ -92,15 +81,15 @@ class SelfPlayEnv(gym.Env):
         info = self._info()
         if over:
             info["episode_stats"] = dict(self._stats, won=float(g.winner == self.side),
-                                         opponents=[name for name, _ in self.opponents.values()])
+                                         opponents=self.opponent_names)
         return obs, self._reward, terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
         return self._net_mask
 
     def add_snapshot(self, layers, activation: str) -> None:
-        """Freeze a copy of the learner into this env's opponent pool (called through env_method)."""
-        self.pool.add_snapshot(PolicyMLP(layers, activation))  # the pool gives it the env's transform
+        """Freeze a copy of the learner into this env's league (called through env_method)."""
+        self.league.add_snapshot(layers, activation)  # the league gives it the env's transform and hint
 
     # ------------------------------------------------------------------ inside
     def _advance(self, action: int | None = None) -> None:
@@ -116,7 +105,7 @@ class SelfPlayEnv(gym.Env):
         return self.rules.side_of(seat) == self.side
 
     def _opponent_act(self, game: Game, seat: int) -> int:
-        return self.opponents[self.rules.side_of(seat)][1].act(game, seat, self.live.observe(seat))
+        return self.players[self.rules.side_of(seat)].act(game, seat, self.live)
 
     def _hand_over(self, result) -> None:
         if result is not None:

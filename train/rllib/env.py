@@ -38,7 +38,7 @@ from pitch_policy import input_size, make_transform, policy_input
 
 from ..hint import engine_hint
 from ..league import LEARNER, MIRROR, League
-from ..selfplay import count_bid
+from ..lockstep import count_bid
 
 AGENT_PREFIX = "side_"
 

@@ -1,6 +1,7 @@
-"""The batched trainer (train/fast.py): its batched inputs are the env's, its rollouts hold only legal,
-complete, correctly credited decisions, its update is MaskablePPO's loss, and a run trains, resumes,
-exports a playable policy and refuses keys that belong to the other path."""
+"""PPO on the batched self-play core (train/lockstep.py, train/ppo.py): its batched inputs are the
+env's, its rollouts hold only legal, complete, correctly credited decisions, its advantages are GAE
+with bootstraps of running games, its loss is MaskablePPO's, and a run trains, resumes, exports a
+playable policy and refuses keys that belong to the other path."""
 
 from __future__ import annotations
 
@@ -14,11 +15,12 @@ import agents
 import pitch_env
 from pitch_policy.canonical import BatchCanonical, SuitCanonical
 from pitch_env.engine import OVER, Game
-from pitch_env.observer import Observer
+from pitch_env.observer import LiveTable, Observer
 from pitch_policy import policy_input
-from train import fast
 from train.config import ConfigError, load_config
-from train.loop import new_model
+from train.lockstep import Lockstep, Rollout, Segment
+from train.network import PolicyValueNet, new_optimizer
+from train.ppo import PPO, advantages, update
 from train.run import train
 
 TINY = ["trainer=fast", "num_envs=8", "n_steps=32", "batch_size=128", "n_epochs=1", "hidden=[32, 32]",
@@ -38,7 +40,7 @@ def test_batched_inputs_are_the_single_decision_inputs_row_for_row(variant, opti
     ob = Observer(rules)
     single = SuitCanonical(rules)
     cfg = load_config(None, [f"variant={variant}", f"rules={options or {}}", "hint=heuristic", "trainer=fast"])
-    lock = fast.Lockstep(cfg, 1, 0)
+    lock = Lockstep(cfg, 1, 0)
     rng = np.random.default_rng(1)
     obs, masks, games = [], [], []
     for k in range(6):
@@ -51,7 +53,11 @@ def test_batched_inputs_are_the_single_decision_inputs_row_for_row(variant, opti
             games.append(g.clone())
             legal = g.legal_actions()
             g.apply(legal[int(rng.integers(len(legal)))])
-    x, m, ids = lock._inputs(np.stack(obs), np.stack(masks), games)
+    lock.games.games = games
+    lock.games.tables = [LiveTable(ob) for _ in games]
+    for table, g in zip(lock.games.tables, games):
+        table.sync(g)
+    x, m, ids = lock.inputs(list(range(len(games))), [g.current_seat for g in games])
     assert len(set(ids.tolist())) > 1  # several suit orders were met
     for row, (o, mask, g) in enumerate(zip(obs, masks, games)):
         want_x, want_m, act_src = policy_input(o, mask.astype(np.int8), single, engine_hint(g))
@@ -63,43 +69,64 @@ def small_cfg(*extra):
     return load_config(None, [*TINY, *extra])
 
 
+def learner(cfg, seed=0):
+    torch.manual_seed(seed)
+    net = PolicyValueNet.for_config(cfg)
+    return net, net.layers()
+
+
 @pytest.mark.parametrize("variant,options", PRESETS)
 def test_rollouts_hold_legal_decisions_of_the_right_size(variant, options):
     """Every recorded action is legal under its recorded mask (the games apply it checked, too), the
-    rollout holds what was asked for, and the log-probabilities are those of the acting network."""
+    rollout holds what was asked for, every row is in one trajectory, and the log-probabilities and
+    values are those of the acting network."""
     cfg = small_cfg(f"variant={variant}", f"rules={options or {}}")
-    model = new_model(cfg, fast.spaces_venv(cfg))
-    lock = fast.Lockstep(cfg, 8, 3)
-    lock.set_learner(*fast.learner_layers(model))
-    lock.add_snapshot(fast.learner_layers(model)[0], "relu")
+    net, (pi, vf) = learner(cfg)
+    lock = Lockstep(cfg, 8, 3)
+    lock.set_learner(pi, vf)
+    lock.add_snapshot(pi, "relu")
     for _ in range(3):
         data = lock.collect(300)
-        assert len(data) >= 300 - len(lock.carry["rewards"])
+        assert data.trained >= 300 - len(lock.carry["rewards"])
         assert data.masks[np.arange(len(data)), data.actions].all()
+        assert sorted(r for s in data.segments for r in s.rows) == list(range(len(data)))
         with torch.no_grad():
-            latent, _ = model.policy.mlp_extractor(torch.from_numpy(data.obs))
-            logits = model.policy.action_net(latent).masked_fill(~torch.from_numpy(data.masks), -1e8)
-            logp = torch.log_softmax(logits, 1).gather(1, torch.from_numpy(data.actions)[:, None])[:, 0]
-        assert np.allclose(logp.numpy(), data.logp, atol=1e-4)
-        assert np.allclose(data.returns, data.advantages + data.values)
+            logp, _, values = net.evaluate(torch.from_numpy(data.obs), torch.from_numpy(data.masks),
+                                           torch.from_numpy(data.actions))
+        assert np.allclose(logp.numpy(), data.logp, atol=1e-4) and np.allclose(values.numpy(), data.values, atol=1e-4)
+        batch = advantages(data, cfg.gamma, cfg.gae_lambda)
+        assert len(batch) == data.trained
+        assert np.allclose(batch.returns.numpy(), batch.advantages.numpy() + batch.values)
 
 
 def test_gae_runs_to_the_end_of_finished_games_and_bootstraps_running_ones():
-    cfg = small_cfg("gamma=0.9", "gae_lambda=0.5")
-    lock = fast.Lockstep(cfg, 1, 0)
     n = 5
-    data = {"obs": np.zeros((n, 3), np.float32), "masks": np.ones((n, 2), bool), "actions": np.zeros(n, np.int64),
-            "logp": np.zeros(n, np.float32), "values": np.array([1.0, 2.0, 0.5, 3.0, 4.0], np.float32),
-            "rewards": np.array([0.0, 1.0, -1.0, 0.0, 2.0], np.float32)}
-    out = lock._finish(data, done=[[0, 1]], running=[(0, 1, [2, 3, 4])], stats={})
+    data = Rollout(np.zeros((n, 3), np.float32), np.ones((n, 2), bool), np.zeros(n, np.int64), np.zeros(n, np.float32),
+                   np.array([1.0, 2.0, 0.5, 3.0, 4.0], np.float32), np.array([0.0, 1.0, -1.0, 0.0, 2.0], np.float32),
+                   [Segment([0, 1], True), Segment([2, 3, 4], False)])
+    batch = advantages(data, 0.9, 0.5)
     g, lam = 0.9, 0.5
     d1 = 1.0 - 2.0  # last step of a finished game: no successor
     d0 = 0.0 + g * 2.0 - 1.0
     d3 = 0.0 + g * 4.0 - 3.0  # row 4 is the running game's latest decision: its value bootstraps row 3
     d2 = -1.0 + g * 3.0 - 0.5
     want = [d0 + g * lam * d1, d1, d2 + g * lam * d3, d3]
-    assert np.allclose(out.advantages, want) and len(out) == 4
-    assert lock.carry["rewards"] == [2.0] and lock.carry["owners"] == [(0, 1)]  # row 4 waits for its successor
+    assert np.allclose(batch.advantages.numpy(), want) and len(batch) == 4 == data.trained
+
+
+def test_a_running_trajectorys_latest_decision_opens_its_segment_in_the_next_rollout():
+    cfg = small_cfg()
+    _, (pi, vf) = learner(cfg)
+    lock = Lockstep(cfg, 4, 1)
+    lock.set_learner(pi, vf)
+    lock.add_snapshot(pi, "relu")
+    first = lock.collect(100)
+    open_ends = [s.rows[-1] for s in first.segments if not s.ended]
+    carried_obs = first.obs[open_ends]
+    second = lock.collect(100)
+    assert np.array_equal(second.obs[:len(open_ends)], carried_obs)
+    starts = sorted(s.rows[0] for s in second.segments if s.rows[0] < len(open_ends))
+    assert starts == list(range(len(open_ends)))
 
 
 def test_mirror_games_credit_both_sides_zero_sum_rewards():
@@ -107,44 +134,65 @@ def test_mirror_games_credit_both_sides_zero_sum_rewards():
     the ± win bonus) has its opposite at the other side: over all rollouts, and the decisions still
     carried, they sum to zero."""
     cfg = small_cfg("rules={num_players: 2}", "mirror=1.0")
-    model = new_model(cfg, fast.spaces_venv(cfg))
-    lock = fast.Lockstep(cfg, 4, 5)
-    lock.set_learner(*fast.learner_layers(model))
-    credited = []
-    original = lock._finish
-
-    def spy(data, done, running, stats):
-        carried = {rows_of[-1] for _, _, rows_of in running}
-        credited.extend(float(r) for k, r in enumerate(data["rewards"]) if k not in carried)
-        return original(data, done, running, stats)
-
-    lock._finish = spy
-    games = sum(lock.collect(400).stats["games"] for _ in range(30))
+    _, (pi, vf) = learner(cfg)
+    lock = Lockstep(cfg, 4, 5)
+    lock.set_learner(pi, vf)
+    credited, games = [], 0
+    for _ in range(30):
+        data = lock.collect(400)
+        games += data.stats["games"]
+        bootstraps = {s.rows[-1] for s in data.segments if not s.ended}
+        credited.extend(float(r) for k, r in enumerate(data.rewards) if k not in bootstraps)
     credited.extend(lock.carry["rewards"])
     assert games >= 4 and sum(1 for r in credited if r != 0) > 20
     assert abs(sum(credited)) < 1e-3
 
 
 def test_the_update_is_maskable_ppos_loss():
-    """The update's log-probabilities, entropies and values are MaskablePPO's evaluate_actions."""
-    cfg = small_cfg()
-    model = new_model(cfg, fast.spaces_venv(cfg))
-    lock = fast.Lockstep(cfg, 8, 0)
-    lock.set_learner(*fast.learner_layers(model))
-    lock.add_snapshot(fast.learner_layers(model)[0], "relu")
+    """The network's log-probabilities, entropies and values are MaskablePPO's evaluate_actions on the
+    same weights, and an update moves the weights."""
+    from train.sb3 import make_vec_env, new_model
+
+    cfg = small_cfg("num_envs=1")
+    net, (pi, vf) = learner(cfg)
+    lock = Lockstep(cfg, 8, 0)
+    lock.set_learner(pi, vf)
+    lock.add_snapshot(pi, "relu")
     data = lock.collect(200)
     obs, actions = torch.from_numpy(data.obs), torch.from_numpy(data.actions)
+    venv = make_vec_env(small_cfg("trainer=sb3", "mirror=0", "num_envs=1", "opponents={random: 1}"))
+    try:
+        model = new_model(cfg, venv)
+    finally:
+        venv.close()
+    net.to_sb3(model.policy)
     with torch.no_grad():
         values, logp, entropy = model.policy.evaluate_actions(obs, actions, action_masks=data.masks)
-        latent_pi, latent_vf = model.policy.mlp_extractor(obs)
-        logits = model.policy.action_net(latent_pi).masked_fill(~torch.from_numpy(data.masks), -1e8)
-        mine = torch.log_softmax(logits, 1)
-    assert torch.allclose(mine.gather(1, actions[:, None])[:, 0], logp, atol=1e-5)
-    assert torch.allclose(-(mine.exp() * mine).sum(1), entropy, atol=1e-5)
-    assert torch.allclose(model.policy.value_net(latent_vf)[:, 0], values[:, 0] if values.dim() == 2 else values)
-    before = [p.detach().clone() for p in model.policy.parameters()]
-    fast.ppo_update(model, data, cfg)
-    assert any(not torch.equal(a, b) for a, b in zip(before, model.policy.parameters()))
+        mine_logp, mine_entropy, mine_values = net.evaluate(obs, torch.from_numpy(data.masks), actions)
+    assert torch.allclose(mine_logp, logp, atol=1e-5)
+    assert torch.allclose(mine_entropy, entropy, atol=1e-5)
+    assert torch.allclose(mine_values, values.reshape(-1), atol=1e-5)
+    before = [p.detach().clone() for p in net.parameters()]
+    update(net, new_optimizer(net, cfg.learning_rate), advantages(data, cfg.gamma, cfg.gae_lambda), PPO.of(cfg))
+    assert any(not torch.equal(a, b) for a, b in zip(before, net.parameters()))
+
+
+def test_every_ppo_setting_is_a_config_key_with_a_docstring():
+    import ast
+    import dataclasses
+    import inspect
+
+    from train import ppo
+    from train.config import TrainConfig
+
+    names = {f.name for f in dataclasses.fields(TrainConfig)}
+    tree = ast.parse(inspect.getsource(ppo.PPO))
+    body = tree.body[0].body
+    documented = {body[i].target.id for i in range(len(body) - 1)
+                  if isinstance(body[i], ast.AnnAssign) and isinstance(body[i + 1], ast.Expr)}
+    fields = {f.name for f in dataclasses.fields(PPO)}
+    assert fields <= names and fields == documented
+    assert PPO.of(small_cfg("n_epochs=3")).n_epochs == 3
 
 
 # ---------------------------------------------------------------- runs, end to end

@@ -1,0 +1,304 @@
+"""PPO on the batched self-play core (``trainer: fast``), read top to bottom: settings, rollout,
+advantages, update, logging, then the run that strings them together.
+
+Rollouts come from ``num_envs`` games in lockstep (train/lockstep.py), every side filled from the
+league (train/league.py); the network is train/network.py's, its trainer state saved by
+train/resume.py. The update is the masked PPO loss: clipped policy loss on per-minibatch normalised
+advantages, squared-error value loss, entropy bonus, gradient clipping, ``n_epochs`` passes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from . import resume as ckpt
+from .config import TrainConfig, scheduled
+from .lockstep import Collector, Rollout
+from .network import PolicyValueNet, export_policy, new_optimizer
+from .rundir import RunDir, Scalars, maybe_bar, save_snapshot, tag
+from .stop import Interrupted, StopFlag
+
+
+# ---------------------------------------------------------------------- settings
+@dataclass(frozen=True)
+class PPO:
+    """PPO's settings: TrainConfig's fields of the same names (``PPO.of(cfg)``), in force at a step."""
+
+    total_steps: int = 200_000
+    """learner decisions to train for (summed over all games)"""
+    num_envs: int = 2
+    """games stepped in lockstep (over all workers)"""
+    n_steps: int = 1024
+    """learner decisions per game per rollout: a rollout is n_steps × num_envs decisions"""
+    learning_rate: float = 3e-4
+    """Adam step size"""
+    batch_size: int = 512
+    """minibatch size"""
+    n_epochs: int = 4
+    """passes over each rollout"""
+    gamma: float = 0.99
+    """discount per learner decision"""
+    gae_lambda: float = 0.95
+    """GAE lambda"""
+    clip_range: float = 0.2
+    """PPO's clip of the probability ratio"""
+    ent_coef: float = 0.01
+    """weight of the entropy bonus"""
+    vf_coef: float = 0.5
+    """weight of the value loss"""
+    max_grad_norm: float = 0.5
+    """gradient clipping (global norm)"""
+
+    @classmethod
+    def of(cls, cfg: TrainConfig) -> "PPO":
+        return cls(**{f.name: getattr(cfg, f.name) for f in dataclasses.fields(cls)})
+
+    @property
+    def rollout(self) -> int:
+        return self.n_steps * self.num_envs
+
+
+# ---------------------------------------------------------------------- advantages
+@dataclass
+class Batch:
+    """The decisions of a rollout that are trained on, with their advantages and returns."""
+    obs: torch.Tensor
+    masks: torch.Tensor
+    actions: torch.Tensor
+    logp: torch.Tensor
+    values: np.ndarray
+    advantages: torch.Tensor
+    returns: torch.Tensor
+
+    def __len__(self) -> int:
+        return len(self.actions)
+
+
+def advantages(data: Rollout, gamma: float, lam: float) -> Batch:
+    """GAE over every trajectory of the rollout: a finished one to its terminal decision, a running one
+    up to its latest decision, whose value is the bootstrap and which is left for the next rollout."""
+    values, rew = data.values, data.rewards
+    adv = np.zeros(len(data), np.float32)
+    keep = np.ones(len(data), bool)
+    for seg in data.segments:
+        rows, next_value = seg.rows, 0.0
+        if not seg.ended:
+            rows, next_value = rows[:-1], float(values[rows[-1]])
+            keep[seg.rows[-1]] = False
+        last = 0.0
+        for t in reversed(rows):
+            delta = rew[t] + gamma * next_value - values[t]
+            last = delta + gamma * lam * last
+            adv[t] = last
+            next_value = values[t]
+    t = torch.from_numpy
+    return Batch(t(data.obs[keep]), t(data.masks[keep]), t(data.actions[keep]), t(data.logp[keep]), values[keep],
+                 t(adv[keep]), t(adv[keep] + values[keep]))
+
+
+# ---------------------------------------------------------------------- update
+def update(net: PolicyValueNet, opt: torch.optim.Optimizer, batch: Batch, ppo: PPO) -> dict[str, float]:
+    """``n_epochs`` passes of minibatch PPO on ``batch``; returns the means TensorBoard shows."""
+    for group in opt.param_groups:
+        group["lr"] = ppo.learning_rate
+    n, clip = len(batch), ppo.clip_range
+    logs: dict[str, list[float]] = {k: [] for k in ("policy_gradient_loss", "value_loss", "entropy_loss", "approx_kl",
+                                                    "clip_fraction")}
+    for _ in range(ppo.n_epochs):
+        order = torch.randperm(n)
+        for start in range(0, n, ppo.batch_size):
+            mb = order[start:start + ppo.batch_size]
+            if len(mb) < 2:
+                continue
+            logp, entropy, values = net.evaluate(batch.obs[mb], batch.masks[mb], batch.actions[mb])
+            adv = batch.advantages[mb]
+            adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+            log_ratio = logp - batch.logp[mb]
+            ratio = log_ratio.exp()
+            pg = -torch.min(adv * ratio, adv * ratio.clamp(1 - clip, 1 + clip)).mean()
+            v_loss = torch.nn.functional.mse_loss(values, batch.returns[mb])
+            ent = -entropy.mean()
+            loss = pg + ppo.ent_coef * ent + ppo.vf_coef * v_loss
+            opt.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(net.parameters(), ppo.max_grad_norm)
+            opt.step()
+            with torch.no_grad():
+                for key, value in (("policy_gradient_loss", pg), ("value_loss", v_loss), ("entropy_loss", ent),
+                                   ("approx_kl", ((ratio - 1) - log_ratio).mean()),
+                                   ("clip_fraction", ((ratio - 1).abs() > clip).float().mean())):
+                    logs[key].append(value.item())
+    out = {k: float(np.mean(v)) if v else float("nan") for k, v in logs.items()}
+    returns = batch.returns.numpy()
+    var = float(np.var(returns))
+    out["explained_variance"] = float("nan") if var == 0 else 1 - float(np.var(returns - batch.values)) / var
+    return out
+
+
+# ---------------------------------------------------------------------- logging
+def log_iteration(logger: Scalars, data: Rollout, losses: dict, n_updates: int, collect_s: float,
+                  update_s: float) -> None:
+    """One rollout and update's scalars under the keys every trainer writes."""
+    for key, value in losses.items():
+        logger.record(f"train/{key}", value)
+    logger.record("train/n_updates", n_updates)
+    st = data.stats
+    logger.record("pitch/learner_steps_per_s", data.trained / max(collect_s + update_s, 1e-9))
+    logger.record("pitch/collect_s", collect_s)
+    logger.record("pitch/update_s", update_s)
+    logger.record("pitch/games", st["games"])
+    if st["bid_turns"]:
+        logger.record("pitch/bids_made_pct", 100.0 * st["bids"] / st["bid_turns"])
+        logger.record("pitch/average_bid", st["bid_sum"] / max(st["bids"], 1))
+    if st["games_vs"]:
+        logger.record("pitch/train_win_rate", st["won_vs"] / st["games_vs"])
+    for key, count in st.items():
+        if key.startswith("games_vs_") and count:
+            name = key[len("games_vs_"):]
+            logger.record(f"pitch/train_win_rate_vs_{tag(name)}", st[f"won_vs_{name}"] / count)
+
+
+# ---------------------------------------------------------------------- the run
+class Trainer:
+    """The learner of one run: its network, optimizer and schedule (``state``), with the checkpoint,
+    snapshot and evaluation steps every PPO iteration may take."""
+
+    def __init__(self, cfg: TrainConfig, run: RunDir, started: float, stop: StopFlag):
+        self.cfg, self.run, self.started, self.stop = cfg, run, started, stop
+        self.net = PolicyValueNet.for_config(cfg)
+        self.opt = new_optimizer(self.net, cfg.learning_rate)
+        self.steps = self.n_updates = 0
+        self.state = {"next_snapshot": cfg.snapshot_every, "next_checkpoint": cfg.checkpoint_every,
+                      "next_eval": cfg.eval_every or cfg.total_steps + 1, "last_eval": -1, "wall_time_before": 0.0}
+        self.found = ckpt.current(run.path)
+        if self.found is not None:
+            state = ckpt.check_schedule(ckpt.load_trainer(self.found, self.net, self.opt), self.found)
+            self.steps, self.n_updates = int(state["steps"]), state["trainer"]["n_updates"]
+            state["wall_time_before"] = state.get("wall_time", 0.0)
+            self.state = {k: v for k, v in state.items() if k not in ("steps", "trainer")}
+
+    def checkpoint(self) -> None:
+        """Policy, trainer state and state.json as one set (train/resume.py), at the steps trained on."""
+        from pitch_policy import WEIGHTS_FILE, save_policy
+
+        from .rundir import policy_card
+
+        self.state["wall_time"] = self.state.get("wall_time_before", 0.0) + (time.perf_counter() - self.started)
+        policy, steps = export_policy(self.net, self.cfg), self.steps
+
+        def write(directory: Path) -> None:
+            save_policy(directory / WEIGHTS_FILE, policy, policy_card(self.cfg, policy, steps))
+            ckpt.save_trainer(directory, self.net, self.opt, steps, self.state, self.n_updates)
+
+        ckpt.write_checkpoint(self.run.path, steps, write)
+
+    def snapshot(self, collector: Collector) -> None:
+        policy = export_policy(self.net, self.cfg)
+        collector.add_snapshot(policy.layers, policy.activation)
+        save_snapshot(self.run, policy, self.cfg, self.steps)
+
+    def evaluate(self, logger: Scalars) -> None:
+        from .evaluate import log_evaluation
+
+        log_evaluation(self.cfg, self.run, export_policy(self.net, self.cfg), self.steps, logger, self.stop)
+        self.state["last_eval"] = self.steps
+
+
+def train(cfg: TrainConfig, run: RunDir, started: float, show: bool) -> Path:
+    """Train (or resume) ``run`` with PPO on the lockstep core; SIGINT/SIGTERM save a checkpoint of the
+    steps trained on and raise RunInterrupted."""
+    from .loop import RunInterrupted, warm_start
+
+    torch.set_num_threads(cfg.torch_threads)
+    random.seed(cfg.seed)
+    np.random.seed(cfg.seed)
+    torch.manual_seed(cfg.seed)
+    with StopFlag() as stop:
+        learner = Trainer(cfg, run, started, stop)
+        state = learner.state
+        # a resumed run deals other games than the first session's
+        collector = Collector(cfg, salt=7919 * (1 + learner.steps) if learner.found is not None else 0)
+        try:
+            if learner.found is not None:
+                for path in ckpt.snapshot_files(run.path)[-cfg.snapshot_pool:]:
+                    from pitch_policy import read_policy
+
+                    policy, _ = read_policy(path)
+                    collector.add_snapshot(policy.layers, policy.activation)
+            else:
+                try:
+                    if cfg.imitate or cfg.imitate_data:
+                        state["imitation"] = warm_start(cfg, learner.net, run, stop, show)
+                except Interrupted:
+                    raise RunInterrupted(f"interrupted while warming up; the recorded chunks are kept in {run.imitate}: "
+                                         f"continue with --resume {run.path}") from None
+                learner.snapshot(collector)  # the league's "self" needs a learner
+                learner.checkpoint()  # the warm start is never done twice
+            logger = Scalars(run.tb, learner.steps)
+            try:
+                learn(learner, collector, logger, show)
+                learner.checkpoint()
+                if stop:
+                    raise RunInterrupted(f"interrupted: checkpoint at {learner.steps:,} steps saved in {run.checkpoint}; "
+                                         f"continue with --resume {run.path}")
+                # evaluate the final policy, after saving it, unless an evaluation ran within the last rollout
+                if learner.steps - state.get("last_eval", -1) >= cfg.n_steps * cfg.num_envs:
+                    learner.evaluate(logger)
+            finally:
+                logger.close()
+        finally:
+            collector.close()
+    return run.path
+
+
+def learn(learner: Trainer, collector: Collector, logger: Scalars, show: bool) -> None:
+    """Rollouts and updates until ``total_steps`` learner decisions are trained on, or a signal;
+    snapshots, checkpoints and evaluations on the config's schedule."""
+    cfg, state, stop = learner.cfg, learner.state, learner.stop
+    t_start, steps_start = time.perf_counter(), learner.steps
+
+    def ask() -> None:
+        live = scheduled(cfg, learner.steps)
+        collector.request(learner.net.layers(), min(PPO.of(live).rollout, max(cfg.total_steps - learner.steps, 1)), live)
+
+    with maybe_bar(show, "training", "steps") as bar:
+        task = bar.add_task("train", total=cfg.total_steps, completed=learner.steps, note="")
+        ask()
+        while learner.steps < cfg.total_steps and not stop:
+            # 1. rollout: the games played with the weights of the last request
+            t0 = time.perf_counter()
+            data = collector.receive()
+            t1 = time.perf_counter()
+            ppo = PPO.of(scheduled(cfg, learner.steps))
+            if cfg.overlap and learner.steps + data.trained < cfg.total_steps:
+                ask()  # the workers play the next rollout with these weights while the learner updates
+            # 2. advantages, 3. update
+            batch = advantages(data, ppo.gamma, ppo.gae_lambda)
+            losses = update(learner.net, learner.opt, batch, ppo)
+            learner.n_updates += ppo.n_epochs
+            t2 = time.perf_counter()
+            learner.steps += len(batch)
+            if not cfg.overlap and learner.steps < cfg.total_steps:
+                ask()
+            # 4. logging, then what the schedule asks for at these steps
+            log_iteration(logger, data, losses, learner.n_updates, t1 - t0, t2 - t1)
+            logger.record("time/total_timesteps", learner.steps)
+            logger.dump(learner.steps)
+            if learner.steps >= state["next_snapshot"]:
+                learner.snapshot(collector)
+                state["next_snapshot"] = learner.steps + cfg.snapshot_every
+            if learner.steps >= state["next_checkpoint"]:
+                state["next_checkpoint"] = learner.steps + cfg.checkpoint_every
+                learner.checkpoint()
+            if cfg.eval_every and learner.steps >= state["next_eval"] and not stop:
+                learner.evaluate(logger)
+                state["next_eval"] = learner.steps + cfg.eval_every
+            rate = (learner.steps - steps_start) / max(time.perf_counter() - t_start, 1e-9)
+            bar.update(task, completed=min(learner.steps, cfg.total_steps), note=f"{rate:,.0f} steps/s")
