@@ -122,7 +122,7 @@ def test_a_snapshot_reaches_every_env_runners_league():
     from train.rllib.loop import build, callbacks_of
     from train.rllib.modules import learner_network
 
-    cfg = load_config(None, [*TINY, "num_env_runners=1", "n_steps=64", "snapshot_pool=2", "snapshot_every=1000000000"])
+    cfg = load_config(None, [*TINY, "num_env_runners=1", "n_steps=64", "batch_size=128", "snapshot_pool=2", "snapshot_every=1000000000"])
     algo = build(cfg, 0)
     try:
         calls = callbacks_of(algo)

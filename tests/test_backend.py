@@ -40,6 +40,7 @@ def test_rllibs_keys_are_typed_and_ranged():
     ("trainer=fast", "trainer", "drop trainer: fast"),
     ("vec_env=subproc", "vec_env", "num_env_runners"),
     ("backend=nccl", "backend", "one of 'sb3', 'rllib'"),
+    ("n_steps=64", "batch_size", "lower batch_size or raise n_steps"),
 ])
 def test_combinations_that_make_no_sense_with_rllib_are_refused_in_one_line(override, key, fix):
     with pytest.raises(ConfigError) as e:

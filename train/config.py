@@ -306,6 +306,11 @@ def _check_backend(cfg: TrainConfig, bad) -> None:
                                           "instead of vec_env")
     if cfg.ray_address and not RAY_ADDRESS.fullmatch(cfg.ray_address):
         raise bad("ray_address", cfg.ray_address, "give auto, host:port or ray://host:port (empty: a local Ray)")
+    per_learner = math.ceil((cfg.train_batch_size or cfg.n_steps * cfg.num_envs) / max(cfg.num_learners, 1))
+    if cfg.batch_size > per_learner:  # RLlib's PPO refuses it with a traceback
+        raise bad("batch_size", cfg.batch_size, f"a minibatch cannot be larger than the {per_learner:,} learner "
+                                                f"decisions each learner updates on (train_batch_size, or n_steps × "
+                                                f"num_envs, over num_learners); lower batch_size or raise n_steps")
 
 
 def _check_agents(cfg: TrainConfig, rules, source: str) -> None:
