@@ -25,10 +25,11 @@ def measure_rllib(cfg, runners: int, batches: int, iterations: int) -> dict:
     from ray.rllib.execution.rollout_ops import synchronous_parallel_sample
 
     from train.league import LEARNER
-    from train.rllib.loop import build, train_batch
+    from train.rllib.loop import build, callbacks_of, train_batch
 
     algo = build(dataclasses.replace(cfg, num_env_runners=runners), cfg.seed)
     try:
+        callbacks_of(algo).snapshot(algo)  # the league's "self" needs a learner, as at a run's start
         algo.train()  # warm-up: actors up, first weights out, first update
         trained = []  # first: the env runners' sample counts of an iteration must be its own
         for _ in range(iterations):
