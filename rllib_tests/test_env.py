@@ -32,7 +32,7 @@ def play(env, rng, game_seed):
     moves = []
     env.live = Recording(getattr(env.live, "live", env.live), moves)
     obs, _ = env.reset(options={"game_seed": game_seed})
-    total, last = {}, None
+    total = {}
     while True:
         assert len(obs) == 1, "only the side to move observes"
         (aid, o), = obs.items()

@@ -33,7 +33,7 @@ def _receive(number: int, layers, activation: str, pool: int, env_runner) -> Non
 class PitchCallbacks(RLlibCallback):
     """See the module docstring. RLlib builds one in the driver and one in each env runner; the driver's
     holds the schedule, which the run saves in its checkpoints (``state`` / ``load``), and calls
-    ``on_snapshot(layers, steps)``, which the run sets to keep each snapshot on disk."""
+    ``on_snapshot(net, steps)``, which the run sets to keep each snapshot on disk."""
 
     def __init__(self, cfg):
         super().__init__()
@@ -56,11 +56,11 @@ class PitchCallbacks(RLlibCallback):
             self.next_snapshot = self.steps + self.every
 
     def snapshot(self, algorithm) -> None:
-        """Freeze the learner's policy as it is now: on disk, and into play."""
-        layers, _ = learner_network(self.cfg, algorithm).layers()
+        """Freeze the learner's policy as it is now: on disk (``on_snapshot(net, steps)``), and into play."""
+        net = learner_network(self.cfg, algorithm)
         if self.on_snapshot is not None:
-            self.on_snapshot(layers, self.steps)
-        self.freeze(algorithm, layers)
+            self.on_snapshot(net, self.steps)
+        self.freeze(algorithm, net.layers()[0])
 
     def freeze(self, algorithm, layers) -> None:
         """Put policy ``layers`` into every env runner's league (a resumed run: its saved snapshots, in order)."""

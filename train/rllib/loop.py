@@ -23,7 +23,7 @@ from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, LEARNER_RESULTS, NUM_MODULE_STEPS_SAMPLED
 
-from pitch_policy import WEIGHTS_FILE, PolicyMLP, read_policy, save_policy
+from pitch_policy import WEIGHTS_FILE, read_policy, save_policy
 
 from .. import resume as ckpt
 from ..config import TrainConfig
@@ -130,9 +130,9 @@ class Run:
         self.cfg, self.run, self.algo, self.state, self.board = cfg, run, algo, state, board
         self.started = started
 
-    def keep_snapshot(self, layers, steps: int) -> None:
+    def keep_snapshot(self, net: PolicyValueNet, steps: int) -> None:
         """The callback's ``on_snapshot``: the snapshot on disk, so --resume restores the league."""
-        save_snapshot(self.run, PolicyMLP(layers, self.cfg.activation, hint=self.cfg.hint), self.cfg, steps)
+        save_snapshot(self.run, export_policy(net, self.cfg), self.cfg, steps)
 
     def checkpoint(self, steps: int) -> None:
         net = learner_network(self.cfg, self.algo)
