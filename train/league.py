@@ -21,7 +21,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from pitch_env.actions import ActionLayout
-from pitch_env.observer import Observer
 from pitch_policy import BatchMLP, PolicyMLP, make_transform
 
 from .hint import engine_hint
@@ -156,7 +155,6 @@ class League:
         self.heuristic = Heuristic()
         self.random = Random(self.rng)
         self.agents: dict[tuple[str, int], Agent] = {}
-        self.observer = Observer(rules)
         self.set_weights(opponents, mirror)
 
     def set_weights(self, opponents: dict[str, float], mirror: float) -> None:

@@ -18,11 +18,15 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from pitch_policy import WEIGHTS_FILE, read_policy, save_policy
+
 from . import resume as ckpt
 from .config import TrainConfig, scheduled
+from .evaluate import log_evaluation
 from .lockstep import Collector, Rollout
+from .loop import RunInterrupted, warm_start
 from .network import PolicyValueNet, export_policy, new_optimizer
-from .rundir import RunDir, Scalars, maybe_bar, save_snapshot, tag
+from .rundir import RunDir, Scalars, maybe_bar, policy_card, save_snapshot, tag
 from .stop import Interrupted, StopFlag
 
 
@@ -166,7 +170,7 @@ def log_iteration(logger: Scalars, data: Rollout, losses: dict, n_updates: int, 
 
 
 # ---------------------------------------------------------------------- the run
-class Trainer:
+class Learner:
     """The learner of one run: its network, optimizer and schedule (``state``), with the checkpoint,
     snapshot and evaluation steps every PPO iteration may take."""
 
@@ -186,10 +190,6 @@ class Trainer:
 
     def checkpoint(self) -> None:
         """Policy, trainer state and state.json as one set (train/resume.py), at the steps trained on."""
-        from pitch_policy import WEIGHTS_FILE, save_policy
-
-        from .rundir import policy_card
-
         self.state["wall_time"] = self.state.get("wall_time_before", 0.0) + (time.perf_counter() - self.started)
         policy, steps = export_policy(self.net, self.cfg), self.steps
 
@@ -205,8 +205,6 @@ class Trainer:
         save_snapshot(self.run, policy, self.cfg, self.steps)
 
     def evaluate(self, logger: Scalars) -> None:
-        from .evaluate import log_evaluation
-
         log_evaluation(self.cfg, self.run, export_policy(self.net, self.cfg), self.steps, logger, self.stop)
         self.state["last_eval"] = self.steps
 
@@ -214,22 +212,18 @@ class Trainer:
 def train(cfg: TrainConfig, run: RunDir, started: float, show: bool) -> Path:
     """Train (or resume) ``run`` with PPO on the lockstep core; SIGINT/SIGTERM save a checkpoint of the
     steps trained on and raise RunInterrupted."""
-    from .loop import RunInterrupted, warm_start
-
     torch.set_num_threads(cfg.torch_threads)
     random.seed(cfg.seed)
     np.random.seed(cfg.seed)
     torch.manual_seed(cfg.seed)
     with StopFlag() as stop:
-        learner = Trainer(cfg, run, started, stop)
+        learner = Learner(cfg, run, started, stop)
         state = learner.state
         # a resumed run deals other games than the first session's
         collector = Collector(cfg, salt=7919 * (1 + learner.steps) if learner.found is not None else 0)
         try:
             if learner.found is not None:
                 for path in ckpt.snapshot_files(run.path)[-cfg.snapshot_pool:]:
-                    from pitch_policy import read_policy
-
                     policy, _ = read_policy(path)
                     collector.add_snapshot(policy.layers, policy.activation)
             else:
@@ -258,7 +252,7 @@ def train(cfg: TrainConfig, run: RunDir, started: float, show: bool) -> Path:
     return run.path
 
 
-def learn(learner: Trainer, collector: Collector, logger: Scalars, show: bool) -> None:
+def learn(learner: Learner, collector: Collector, logger: Scalars, show: bool) -> None:
     """Rollouts and updates until ``total_steps`` learner decisions are trained on, or a signal;
     snapshots, checkpoints and evaluations on the config's schedule."""
     cfg, state, stop = learner.cfg, learner.state, learner.stop

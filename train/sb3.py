@@ -22,6 +22,7 @@ from pitch_policy import WEIGHTS_FILE, PolicyMLP, make_transform, read_policy, s
 from . import resume as ckpt
 from .config import TrainConfig
 from .league import League
+from .loop import RunInterrupted, warm_start
 from .network import ACTIVATIONS, PolicyValueNet, export_policy
 from .rundir import RunDir, policy_card, progress_bar, save_snapshot
 from .selfplay import SelfPlayEnv
@@ -198,8 +199,6 @@ class Progress(BaseCallback):
 def train(cfg: TrainConfig, run: RunDir, started: float, show_progress: bool) -> Path:
     """Train (or resume) ``run`` with MaskablePPO; called by train/run.py ``train`` once the run
     directory is opened. SIGINT/SIGTERM save a checkpoint and raise RunInterrupted."""
-    from .loop import RunInterrupted, warm_start
-
     torch.set_num_threads(cfg.torch_threads)
     random.seed(cfg.seed)
     np.random.seed(cfg.seed)
