@@ -114,17 +114,30 @@ def test_resume_never_unpickles_what_a_crafted_run_directory_holds(run, tmp_path
     assert not sentinel.exists()
 
 
-def test_a_snapshot_reaches_every_env_runners_league():
-    """The callback's snapshots land in each env runner's process, in order, the newest snapshot_pool of
-    them, and its envs' leagues play them from their next game."""
-    from train.config import load_config
-    from train.rllib import env as env_module
-    from train.rllib.loop import build, callbacks_of
-    from train.rllib.modules import learner_network
+def test_a_network_loaded_as_the_learner_and_its_snapshots_reach_every_env_runner():
+    """A network loaded into the algorithm (the warm start's, a resume's) is the learner's and the env
+    runners' policy; the callback's snapshots land in each env runner's process, in order, the newest
+    snapshot_pool of them, and its envs' leagues play them from their next game."""
+    import torch
 
-    cfg = load_config(None, [*TINY, "num_env_runners=1", "n_steps=64", "batch_size=128", "snapshot_pool=2", "snapshot_every=1000000000"])
+    from train.config import load_config
+    from train.network import PolicyValueNet
+    from train.rllib import env as env_module
+    from train.rllib.loop import build, callbacks_of, set_learner
+    from train.rllib.modules import LEARNER, learner_network
+
+    cfg = load_config(None, [*TINY, "num_env_runners=1", "n_steps=64", "batch_size=128", "snapshot_pool=2",
+                             "snapshot_every=1000000000"])
     algo = build(cfg, 0)
     try:
+        torch.manual_seed(123)
+        net = PolicyValueNet.for_config(cfg)
+        set_learner(algo, net)
+        for mine, theirs in zip(net.state_dict().values(), learner_network(cfg, algo).state_dict().values()):
+            assert torch.equal(mine, theirs)
+        (runner,) = algo.env_runner_group.foreach_env_runner(lambda er: er.module[LEARNER].get_state(),
+                                                             local_env_runner=False)
+        np.testing.assert_array_equal(runner["net.pi.0.weight"], net.pi[0].weight.detach().numpy())
         calls = callbacks_of(algo)
         for n in range(3):
             calls.snapshot(algo)

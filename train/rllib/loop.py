@@ -192,8 +192,17 @@ def train(cfg: TrainConfig, run: RunDir, started: float, show_progress: bool) ->
     ours = False
     with StopFlag() as stop:
         try:
-            ours = connect(cfg)
             found = ckpt.current(run.path)
+            warm = imitation = None
+            if found is None and (cfg.imitate or cfg.imitate_data):
+                # before Ray starts: the recording forks its workers, and no env runner waits on a core meanwhile
+                warm = PolicyValueNet.for_config(cfg)
+                try:
+                    imitation = warm_start(cfg, warm, run, stop, show_progress)
+                except Interrupted:
+                    raise RunInterrupted(f"interrupted while warming up; the recorded chunks are kept in {run.imitate}: "
+                                         f"continue with --resume {run.path}") from None
+            ours = connect(cfg)
             salt = 0
             if found is not None:  # a resumed run deals other games than the first session's
                 salt = 7919 * (1 + ckpt.read_state(found)["steps"])
@@ -208,14 +217,9 @@ def train(cfg: TrainConfig, run: RunDir, started: float, show_progress: bool) ->
             r = Run(cfg, run, algo, state, board, started)
             calls.on_snapshot = r.keep_snapshot
             if found is None:
-                try:
-                    if cfg.imitate or cfg.imitate_data:
-                        net = PolicyValueNet.for_config(cfg)
-                        state["imitation"] = warm_start(cfg, net, run, stop, show_progress)
-                        set_learner(algo, net)
-                except Interrupted:
-                    raise RunInterrupted(f"interrupted while warming up; the recorded chunks are kept in {run.imitate}: "
-                                         f"continue with --resume {run.path}") from None
+                if warm is not None:
+                    set_learner(algo, warm)
+                    state["imitation"] = imitation
                 calls.snapshot(algo)  # the league's "self" needs a learner
                 r.checkpoint(0)  # the warm start is never done twice
             learn(cfg, r, calls, stop, show_progress)
