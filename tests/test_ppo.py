@@ -266,3 +266,21 @@ def test_a_scheduled_run_switches_its_opponents_in_the_workers(tmp_path):
     random_steps = [e.step for e in acc.Scalars("pitch/train_win_rate_vs_random")]
     heuristic_steps = [e.step for e in acc.Scalars("pitch/train_win_rate_vs_heuristic")]
     assert random_steps and heuristic_steps and max(random_steps) <= 1024 and min(heuristic_steps) > 512
+
+
+def test_a_fast_run_refuses_a_trainer_file_of_another_network_in_one_line(tmp_path):
+    """A trainer file whose tensors are not PolicyValueNet's (here: MaskablePPO's layout, as a run of the
+    SB3 path writes) is refused by name on --resume, before anything is trained."""
+    from safetensors.torch import load_file, save_file
+
+    from train.runfiles import ResumeError
+
+    run = train(overrides=[*TINY, "total_steps=256", "mirror=0", f"runs_dir={tmp_path}", "run_name=f"],
+                show_progress=False)
+    path = run / "checkpoint" / "trainer.safetensors"
+    tensors = load_file(str(path))
+    renamed = {k.replace("policy/pi.0.", "policy/mlp_extractor.policy_net.0."): v for k, v in tensors.items()}
+    save_file(renamed, str(path))
+    with pytest.raises(ResumeError, match="tensor 'policy/pi.0.weight' is missing") as err:
+        train(resume=run, overrides=["total_steps=512"], show_progress=False)
+    assert "\n" not in str(err.value)
