@@ -108,8 +108,8 @@ def test_resume_never_unpickles_what_a_crafted_run_directory_holds(run, tmp_path
 
     trainer.write_bytes(good)
     tensors = load_file(str(trainer))
-    save_file(dict(tensors, **{"learner/pi.0.weight": torch.zeros(3, 3)}), str(trainer))
-    with pytest.raises(ConfigError, match="learner/pi.0.weight"):
+    save_file(dict(tensors, **{"policy/pi.0.weight": torch.zeros(3, 3)}), str(trainer))
+    with pytest.raises(ConfigError, match="tensor .policy/pi.0.weight. is torch.float32 \\(3, 3\\)"):
         train(resume=copy, overrides=["num_env_runners=0"], show_progress=False)
     assert not sentinel.exists()
 
