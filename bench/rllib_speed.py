@@ -1,13 +1,13 @@
-"""RLlib's speed on this machine (``backend: rllib``, docs/rllib.md): decisions sampled per second at 0, 1,
-2 … env runners, and whole training iterations (sampling + PPO update), beside the SB3 path's training
-steps/s with the same network and PPO settings.
+"""RLlib's speed on this machine (``backend: rllib``, docs/rllib.md): learner decisions sampled per second
+at 0, 1, 2 … env runners, and whole training iterations (sampling + PPO update), beside the SB3 path's
+training steps/s with the same network and PPO settings.
 
-- *sampled/s*: decisions of every seat (learner, snapshots, heuristic, random) collected per second by
-  the env runners, as PPO collects them (``synchronous_parallel_sample``), weights fixed; with 0 env
-  runners the driver samples. *learner/s*: the learner's share of them.
+- *sampled/s*: learner decisions collected per second by the env runners, as PPO collects them
+  (``synchronous_parallel_sample``), weights fixed; with 0 env runners the driver samples. The
+  league's players (snapshots, heuristic, random) move inside each env step.
 - *trained/s*: learner decisions per second of ``algo.train()`` (sampling, then the update, in turn):
   the figure comparable to the SB3 path's (``bench/train_speed.py``'s measure: MaskablePPO on the
-  self-play env, whose opponents move inside the env).
+  self-play env, whose opponents move inside the env too).
 
 Needs the ``[rllib]`` extra. Run on a quiet machine (other load skews every figure):
 ``python -m bench.rllib_speed --config configs/setback_rllib.yaml --runners 0 1 2``.
@@ -24,11 +24,12 @@ import time
 def measure_rllib(cfg, runners: int, batches: int, iterations: int) -> dict:
     from ray.rllib.execution.rollout_ops import synchronous_parallel_sample
 
-    from train.rllib.league import LEARNER
-    from train.rllib.loop import build, train_batch
+    from train.league import LEARNER
+    from train.rllib.loop import build, callbacks_of, train_batch
 
     algo = build(dataclasses.replace(cfg, num_env_runners=runners), cfg.seed)
     try:
+        callbacks_of(algo).snapshot(algo)  # the league's "self" needs a learner, as at a run's start
         algo.train()  # warm-up: actors up, first weights out, first update
         trained = []  # first: the env runners' sample counts of an iteration must be its own
         for _ in range(iterations):
@@ -37,25 +38,22 @@ def measure_rllib(cfg, runners: int, batches: int, iterations: int) -> dict:
             trained.append(result["env_runners"]["num_module_steps_sampled"].get(LEARNER, 0)
                            / (time.perf_counter() - t0))
         split = cost_split(result["env_runners"], cfg.envs_per_env_runner)
-        sampled, learner = [], []
+        sampled = []
         for _ in range(batches):
             t0 = time.perf_counter()
             episodes = synchronous_parallel_sample(worker_set=algo.env_runner_group, max_env_steps=train_batch(cfg),
                                                    _uses_new_env_runners=True)
-            dt = time.perf_counter() - t0
-            sampled.append(sum(e.env_steps() for e in episodes) / dt)
-            learner.append(sum(len(sa) for e in episodes for sa in e.agent_episodes.values()
-                               if sa.module_id == LEARNER) / dt)
+            sampled.append(sum(e.env_steps() for e in episodes) / (time.perf_counter() - t0))
     finally:
         algo.stop()
     return {"runners": runners, "envs": cfg.envs_per_env_runner, "sampled": statistics.median(sampled),
-            "learner": statistics.median(learner), "split": split,
-            "trained": statistics.median(trained)}
+            "split": split, "trained": statistics.median(trained)}
 
 
 def cost_split(er: dict, envs: int) -> dict:
     """RLlib's own timers of one env runner step (mean seconds per call, each call stepping ``envs`` games),
-    as milliseconds per decision: the game, the two connector pipelines, the module's forward pass."""
+    as milliseconds per learner decision: the game (with the league's moves up to the learner's next
+    decision), the two connector pipelines, the module's forward pass."""
     def ms(x) -> float:
         return 1000.0 * float(x or 0.0) / envs
 
@@ -120,18 +118,18 @@ def main(argv=None) -> None:
         if ours:
             ray.shutdown()
     sb3 = measure_sb3(sb3_twin(cfg), a.sb3_steps) if a.sb3_steps else None
-    print(f"\n{cfg.variant}, {cfg.hidden} {cfg.activation}, train batch {cfg.n_steps * cfg.num_envs} learner decisions "
-          f"(RLlib: {cfg.train_batch_size or 'n_steps × num_envs × sides'} of all seats), opponents {cfg.opponents}\n")
-    print("| path | env runners | envs each | sampled/s (all seats) | per env runner | learner sampled/s "
-          "| trained/s (learner) |")
-    print("|---|---|---|---|---|---|---|")
+    from train.rllib.loop import train_batch
+
+    print(f"\n{cfg.variant}, {cfg.hidden} {cfg.activation}, train batch {train_batch(cfg)} learner decisions, "
+          f"opponents {cfg.opponents}, mirror {cfg.mirror}\n")
+    print("| path | env runners | envs each | learner sampled/s | per env runner | trained/s (learner) |")
+    print("|---|---|---|---|---|---|")
     for r in rows:
         per = r["sampled"] / r["runners"] if r["runners"] else r["sampled"]
-        print(f"| RLlib | {r['runners']} | {r['envs']} | {r['sampled']:,.0f} | {per:,.0f} | {r['learner']:,.0f} "
-              f"| {r['trained']:,.0f} |")
+        print(f"| RLlib | {r['runners']} | {r['envs']} | {r['sampled']:,.0f} | {per:,.0f} | {r['trained']:,.0f} |")
     if sb3 is not None:
-        print(f"| SB3 (MaskablePPO, DummyVecEnv) | – | {cfg.num_envs} | – | – | – | {sb3:,.0f} |")
-    print("\nWhere a sampled decision's time goes, ms: one env runner's time per decision (1 / its sampled/s), "
+        print(f"| SB3 (MaskablePPO, DummyVecEnv) | – | {cfg.num_envs} | – | – | {sb3:,.0f} |")
+    print("\nWhere a sampled decision's time goes, ms: one env runner's time per learner decision (1 / its sampled/s), "
           "and RLlib's own timers (running means over the last training iteration) of its parts; the remainder is "
           "the sampling loop's episode and metrics bookkeeping:\n")
     print("| env runners | envs each | ms per decision | game (env step) | env→module | forward | module→env |")

@@ -39,13 +39,19 @@ def test_rllibs_keys_are_typed_and_ranged():
 @pytest.mark.parametrize("override, key, fix", [
     ("trainer=fast", "trainer", "drop trainer: fast"),
     ("vec_env=subproc", "vec_env", "num_env_runners"),
-    ("opponents={heuristic: 1, 'checkpoint:checkpoints/setback': 1}", "opponents", "self, heuristic, random"),
     ("backend=nccl", "backend", "one of 'sb3', 'rllib'"),
+    ("n_steps=64", "batch_size", "lower batch_size or raise n_steps"),
 ])
 def test_combinations_that_make_no_sense_with_rllib_are_refused_in_one_line(override, key, fix):
     with pytest.raises(ConfigError) as e:
         load_config(None, ["backend=rllib", override])
     assert key in str(e.value) and fix in str(e.value) and "\n" not in str(e.value)
+
+
+def test_rllib_plays_any_agent_spec_as_an_opponent():
+    """The league (train/league.py) fills the other sides inside the RLlib env, as on every path."""
+    cfg = load_config(None, ["backend=rllib", "opponents={heuristic: 1, 'checkpoint:checkpoints/setback': 1}"])
+    assert cfg.opponents == {"heuristic": 1, "checkpoint:checkpoints/setback": 1}
 
 
 @pytest.mark.parametrize("name", ["quick", "setback", "auction", "ten_point", "setback_rllib"])

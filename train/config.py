@@ -46,7 +46,7 @@ class TrainConfig(GameKeys):
     num_env_runners: int = ranged(0, 0, 100_000)  # Ray actors playing games (one core each); 0: the driver plays them itself
     envs_per_env_runner: int = ranged(1, 1, 4096)  # games each env runner steps side by side (batched forward passes)
     num_learners: int = ranged(0, 0, 1024)  # Ray actors running the PPO update (data-parallel); 0: the driver updates
-    train_batch_size: int = ranged(0, 0, 10**8)  # decisions of all seats sampled per update; 0: n_steps × num_envs × sides (the learner's share: about n_steps × num_envs, as on the SB3 path)
+    train_batch_size: int = ranged(0, 0, 10**8)  # learner decisions sampled per update; 0: n_steps × num_envs, as on the other paths
     # ----- the reward
     reward: Literal["hand", "game"] = "hand"  # hand: the AEC env's reward="relative" (pitch_env/rewards.py); game: only the win bonus
     win_bonus: float = ranged(1.0, -1e6, 1e6)  # added (won) or subtracted (lost) at the end of the game
@@ -204,7 +204,6 @@ def _check_together(cfg: TrainConfig, source: str) -> None:
 
 RLLIB_KEYS = (("ray_address", ""), ("num_env_runners", 0), ("envs_per_env_runner", 1), ("num_learners", 0),
               ("train_batch_size", 0))
-RLLIB_OPPONENTS = ("self", "heuristic", "random")  # the opponents that are RLModules (train/rllib/modules.py)
 RAY_ADDRESS = re.compile(r"[A-Za-z0-9_.:/\[\]-]{1,256}")  # "auto", host:port, ray://host:port
 
 
@@ -221,12 +220,13 @@ def _check_backend(cfg: TrainConfig, bad) -> None:
     if cfg.vec_env != "dummy":
         raise bad("vec_env", cfg.vec_env, "backend: rllib steps its games in env runners; set num_env_runners "
                                           "instead of vec_env")
-    other = [name for name, w in cfg.opponents.items() if w > 0 and name not in RLLIB_OPPONENTS]
-    if other:
-        raise bad("opponents", cfg.opponents, f"backend: rllib plays only {', '.join(RLLIB_OPPONENTS)} as opponents "
-                                              f"(each an RLModule), not {short(other[0])}; drop it or use backend: sb3")
     if cfg.ray_address and not RAY_ADDRESS.fullmatch(cfg.ray_address):
         raise bad("ray_address", cfg.ray_address, "give auto, host:port or ray://host:port (empty: a local Ray)")
+    per_learner = math.ceil((cfg.train_batch_size or cfg.n_steps * cfg.num_envs) / max(cfg.num_learners, 1))
+    if cfg.batch_size > per_learner:  # RLlib's PPO refuses it with a traceback
+        raise bad("batch_size", cfg.batch_size, f"a minibatch cannot be larger than the {per_learner:,} learner "
+                                                f"decisions each learner updates on (train_batch_size, or n_steps × "
+                                                f"num_envs, over num_learners); lower batch_size or raise n_steps")
 
 
 def _check_agents(cfg: TrainConfig, rules, source: str) -> None:

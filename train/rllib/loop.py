@@ -1,11 +1,11 @@
 """The RLlib backend's run (``backend: rllib``), top to bottom: join or start Ray, build PPO over the
-multi-agent env, learn iteration by iteration, snapshot (a callback), checkpoint, evaluate.
+multi-agent env, warm-start, learn iteration by iteration, snapshot (a callback), checkpoint, evaluate.
 
-The run directory is the SB3 path's (train/loop.py): ``config.yaml``, ``tb/`` (the same scalar
-names), ``snapshots/``, ``imitate/`` and ``checkpoint`` → ``checkpoints/STEPS/`` holding the exported
-``policy.safetensors`` (what ``checkpoint:PATH`` plays) and the trainer state of
-train/rllib/checkpoint.py. ``train`` is called by train/run.py's ``train`` after the run directory
-is opened and its config written.
+The learner is the project's network (train/network.py) inside an RLModule, so the run directory is
+every trainer's: ``config.yaml``, ``tb/`` (the same scalar names), ``snapshots/``, ``imitate/`` and
+``checkpoint`` → ``checkpoints/STEPS/`` holding the exported ``policy.safetensors`` (what
+``checkpoint:PATH`` plays) and the trainer state of train/resume.py. ``train`` is called by
+train/run.py's ``train`` after the run directory is opened and its config written.
 """
 
 from __future__ import annotations
@@ -21,22 +21,22 @@ import ray
 from ray.rllib.algorithms.ppo import PPOConfig
 from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, LEARNER_RESULTS, NUM_ENV_STEPS_SAMPLED, NUM_MODULE_STEPS_SAMPLED
+from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, LEARNER_RESULTS, NUM_MODULE_STEPS_SAMPLED
 
-from pitch_policy import WEIGHTS_FILE, PolicyMLP, read_policy, save_policy
+from pitch_policy import WEIGHTS_FILE, read_policy, save_policy
 
 from .. import resume as ckpt
 from ..config import TrainConfig
-from ..evaluate import evaluate_policy
+from ..evaluate import log_evaluation
+from ..league import LEARNER
 from ..loop import RunInterrupted, warm_start
-from ..network import PolicyValueNet
-from ..rundir import RunDir, maybe_bar, policy_card, tag
+from ..network import PolicyValueNet, export_policy
+from ..rundir import RunDir, Scalars, maybe_bar, policy_card, save_snapshot
 from ..stop import Interrupted, StopFlag
 from . import checkpoint as rl_ckpt
+from .callbacks import PitchCallbacks, to_learner
 from .env import PitchMultiAgentEnv, env_config
-from .league import HEURISTIC, LEARNER, RANDOM, League, Seating, snapshot_id
-from .learner import PitchPPOLearner
-from .modules import FrozenPolicy, HeuristicPolicy, LearnerModule, RandomPolicy, policy_layers, policy_state
+from .modules import LearnerModule, learner_network, module_state, policy_only
 
 OBJECT_STORE_BYTES = 512 << 20  # a local Ray's shared memory: batches of a few MB pass through it
 
@@ -65,56 +65,40 @@ def connect(cfg: TrainConfig) -> bool:
 
 
 def train_batch(cfg: TrainConfig) -> int:
-    """Decisions of all seats sampled per update (``train_batch_size``; 0: n_steps × num_envs × sides)."""
-    return cfg.train_batch_size or cfg.n_steps * cfg.num_envs * cfg.resolved_rules().num_sides
+    """Learner decisions sampled per update (``train_batch_size``; 0: n_steps × num_envs, as on every path)."""
+    return cfg.train_batch_size or cfg.n_steps * cfg.num_envs
 
 
 def build(cfg: TrainConfig, seed: int):
-    """The PPO algorithm: one shared learner module for every side the learner plays, frozen snapshot,
-    heuristic and random modules for the others (train/rllib/league.py), the SB3 path's hyperparameters."""
-    rules = cfg.resolved_rules()
-    weight = {k: w for k, w in cfg.opponents.items() if w > 0}
-    net = {"hidden": list(cfg.hidden), "activation": cfg.activation}
-    specs = {LEARNER: RLModuleSpec(module_class=LearnerModule, model_config=net)}
-    if "self" in weight:
-        specs.update({snapshot_id(i): RLModuleSpec(module_class=FrozenPolicy, model_config=net)
-                      for i in range(cfg.snapshot_pool)})
-    if HEURISTIC in weight:
-        specs[HEURISTIC] = RLModuleSpec(module_class=HeuristicPolicy, model_config={})
-    if RANDOM in weight:
-        specs[RANDOM] = RLModuleSpec(module_class=RandomPolicy, model_config={})
+    """The PPO algorithm: one learner module for every side the league gives the learner, the other
+    sides played inside the env (train/rllib/env.py), the other trainers' hyperparameters."""
     learners = max(cfg.num_learners, 1)
     config = (
         PPOConfig()
-        .environment(PitchMultiAgentEnv, env_config=env_config(cfg, HEURISTIC in weight),
+        .environment(PitchMultiAgentEnv, env_config=env_config(cfg),
                      disable_env_checking=True)  # the checker steps random (illegal) actions
         .env_runners(num_env_runners=cfg.num_env_runners, num_envs_per_env_runner=cfg.envs_per_env_runner,
                      num_cpus_per_env_runner=1)
-        .learners(num_learners=cfg.num_learners, learner_class=PitchPPOLearner)
-        .multi_agent(policies=set(specs), policies_to_train=[LEARNER],
-                     policy_mapping_fn=Seating([rules.side_of(s) for s in range(rules.num_players)], weight, cfg.mirror))
-        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
+        .learners(num_learners=cfg.num_learners)
+        .multi_agent(policies={LEARNER}, policies_to_train=[LEARNER], policy_mapping_fn=to_learner)
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={LEARNER: RLModuleSpec(
+            module_class=LearnerModule, model_config={"hidden": list(cfg.hidden), "activation": cfg.activation})}))
         .training(lr=cfg.learning_rate, gamma=cfg.gamma, lambda_=cfg.gae_lambda, clip_param=cfg.clip_range,
                   entropy_coeff=cfg.ent_coef, vf_loss_coeff=cfg.vf_coef, grad_clip=cfg.max_grad_norm,
                   grad_clip_by="global_norm", num_epochs=cfg.n_epochs, minibatch_size=cfg.batch_size,
                   train_batch_size_per_learner=max(1, math.ceil(train_batch(cfg) / learners)),
-                  use_kl_loss=False, vf_clip_param=float("inf"))  # as MaskablePPO: no KL term, no value clip
-        .callbacks(partial(League, snapshot_every=cfg.snapshot_every, snapshot_pool=cfg.snapshot_pool,
-                           uses_snapshots="self" in weight))
+                  use_kl_loss=False, vf_clip_param=float("inf"))  # as the other trainers: no KL term, no value clip
+        .callbacks(partial(PitchCallbacks, cfg))
         .debugging(seed=seed, log_level="WARN")
     )
     return config.build_algo()
 
 
-def league_of(algo) -> League:
-    return next(c for c in algo.callbacks if isinstance(c, League))
+def callbacks_of(algo) -> PitchCallbacks:
+    return next(c for c in algo.callbacks if isinstance(c, PitchCallbacks))
 
 
 # ---------------------------------------------------------------------- weights in and out
-def learner_state(algo) -> dict:
-    return algo.learner_group.get_weights([LEARNER])[LEARNER]
-
-
 def optimizer_state(algo) -> tuple[str, dict]:
     """(name, torch state dict) of the learner module's optimizer."""
     opts = algo.learner_group.get_state(components="learner/optimizer")["learner"]["optimizer"]
@@ -122,14 +106,14 @@ def optimizer_state(algo) -> tuple[str, dict]:
     return name, opts[name]["state"]
 
 
-def set_learner(algo, weights: dict, optimizer: tuple[str, dict] | None = None) -> None:
-    """Load the learner's weights (and optimizer) into every learner, then its policy into every env runner."""
+def set_learner(algo, net: PolicyValueNet, optimizer: tuple[str, dict] | None = None) -> None:
+    """Load a network (and optimizer state) into every learner, then its policy into every env runner."""
+    weights = module_state(net)
     state = {"rl_module": {LEARNER: weights}}
     if optimizer is not None:
         state["optimizer"] = {optimizer[0]: {"module_id": LEARNER, "state": optimizer[1]}}
     algo.learner_group.set_state({"learner": state})
-    pi = {k: v for k, v in weights.items() if k.startswith("pi.")}
-    algo.env_runner_group.foreach_env_runner(partial(_set_module, LEARNER, pi))
+    algo.env_runner_group.foreach_env_runner(partial(_set_module, LEARNER, policy_only(weights)))
 
 
 def _set_module(module_id: str, weights: dict, env_runner) -> None:
@@ -138,87 +122,58 @@ def _set_module(module_id: str, weights: dict, env_runner) -> None:
         module[module_id].set_state(weights)
 
 
-def export(cfg: TrainConfig, weights: dict) -> PolicyMLP:
-    return PolicyMLP(policy_layers(weights), cfg.activation, hint=cfg.hint)
-
-
-def warm_start_weights(cfg: TrainConfig, run: RunDir, stop: StopFlag, show: bool) -> tuple[dict, dict]:
-    """Every trainer's warm start (train/loop.py ``warm_start``: record the teacher, fit the project's
-    network to it), its policy and value nets in the learner module's layout."""
-    net = PolicyValueNet.for_config(cfg)
-    info = warm_start(cfg, net, run, stop, show)
-    return learner_weights(net), info
-
-
-def learner_weights(net: PolicyValueNet) -> dict:
-    """The project's network (separate policy and value MLPs, train/network.py) as the learner module's state."""
-    pi, vf = net.layers()
-    return {**policy_state(pi, "pi"), **policy_state(vf, "vf")}
-
-
 # ---------------------------------------------------------------------- the run
 class Run:
     """The run's side of the RLlib algorithm: checkpoints, snapshots on disk, evaluations, TensorBoard."""
 
-    def __init__(self, cfg: TrainConfig, run: RunDir, algo, state: dict, writer, started: float):
-        self.cfg, self.run, self.algo, self.state, self.writer = cfg, run, algo, state, writer
+    def __init__(self, cfg: TrainConfig, run: RunDir, algo, state: dict, board: Scalars, started: float):
+        self.cfg, self.run, self.algo, self.state, self.board = cfg, run, algo, state, board
         self.started = started
 
-    def keep_snapshot(self, weights: dict, steps: int) -> None:
-        """League's ``on_snapshot``: the snapshot on disk, so --resume restores the pool (as the SB3 path)."""
-        policy = export(self.cfg, weights)
-        save_policy(self.run.snapshots / f"{steps:012d}.safetensors", policy, policy_card(self.cfg, policy, steps))
-        for old in ckpt.snapshot_files(self.run.path)[:-self.cfg.snapshot_pool]:
-            old.unlink()
+    def keep_snapshot(self, net: PolicyValueNet, steps: int) -> None:
+        """The callback's ``on_snapshot``: the snapshot on disk, so --resume restores the league."""
+        save_snapshot(self.run, export_policy(net, self.cfg), self.cfg, steps)
 
     def checkpoint(self, steps: int) -> None:
-        weights = learner_state(self.algo)
-        _, opt = optimizer_state(self.algo)
-        policy = export(self.cfg, weights)
+        net = learner_network(self.cfg, self.algo)
+        adam = rl_ckpt.torch_optimizer(net, optimizer_state(self.algo)[1])
+        policy = export_policy(net, self.cfg)
         self.state["wall_time"] = self.state.get("wall_time_before", 0.0) + (time.perf_counter() - self.started)
-        self.state["league"] = league_of(self.algo).state()
+        self.state["league"] = callbacks_of(self.algo).state()
 
         def write(directory: Path) -> None:
             save_policy(directory / WEIGHTS_FILE, policy, policy_card(self.cfg, policy, steps))
-            rl_ckpt.save_trainer(directory, weights, opt, steps, self.state)
+            ckpt.save_trainer(directory, net, adam, steps, self.state)
 
         ckpt.write_checkpoint(self.run.path, steps, write)
 
     def evaluate(self, steps: int, stop: StopFlag) -> None:
-        """Duplicate-deal tournaments of the exported policy, as the SB3 path's ``Progress.evaluate``."""
-        policy = export(self.cfg, learner_state(self.algo))
-        path = self.run.path / "eval.safetensors"
-        save_policy(path, policy, policy_card(self.cfg, policy, steps))
-        for opponent in self.cfg.eval_opponents:
-            if stop:
-                break
-            res = evaluate_policy(path, self.cfg.resolved_rules(), opponent, self.cfg.eval_games, seed=self.cfg.seed)
-            self.writer.add_scalar(f"eval/win_rate_vs_{tag(opponent)}", res["win_rate"], steps)
-            self.writer.add_scalar(f"eval/win_rate_low_vs_{tag(opponent)}", res["low"], steps)
-        self.writer.flush()
+        """Duplicate-deal tournaments of the exported policy, as every trainer's."""
+        log_evaluation(self.cfg, self.run, export_policy(learner_network(self.cfg, self.algo), self.cfg), steps,
+                       self.board, stop)
         self.state["last_eval"] = steps
 
     def log(self, result: dict, steps: int, seconds: float) -> float:
-        """The iteration's scalars under the SB3 path's names; returns the learner decisions per second."""
-        w = self.writer
+        """The iteration's scalars under the other trainers' names; returns the learner decisions per second."""
+        b = self.board
         er = result.get(ENV_RUNNER_RESULTS, {})
         learner_steps = er.get(NUM_MODULE_STEPS_SAMPLED, {}).get(LEARNER, 0)
         rate = learner_steps / max(seconds, 1e-9)
-        w.add_scalar("pitch/learner_steps_per_s", rate, steps)
-        w.add_scalar("pitch/sampled_steps_per_s", er.get(NUM_ENV_STEPS_SAMPLED, 0) / max(seconds, 1e-9), steps)
+        b.record("pitch/learner_steps_per_s", rate)
         pitch = {k: _count(v) for k, v in er.get("pitch", {}).items()}  # sums over the iteration's games
         if pitch.get("sides"):
-            w.add_scalar("rollout/ep_rew_mean", pitch["return"] / pitch["sides"], steps)
-            w.add_scalar("pitch/bids_made_pct", 100.0 * pitch["bids"] / max(pitch["bid_turns"], 1), steps)
-            w.add_scalar("pitch/average_bid", pitch["bid_sum"] / max(pitch["bids"], 1), steps)
+            b.record("rollout/ep_rew_mean", pitch["return"] / pitch["sides"])
+            b.record("pitch/bids_made_pct", 100.0 * pitch["bids"] / max(pitch["bid_turns"], 1))
+            b.record("pitch/average_bid", pitch["bid_sum"] / max(pitch["bids"], 1))
         if pitch.get("games"):
-            w.add_scalar("pitch/train_win_rate", pitch["wins"] / pitch["games"], steps)
+            b.record("pitch/train_win_rate", pitch["wins"] / pitch["games"])
         learned = result.get(LEARNER_RESULTS, {}).get(LEARNER, {})
         for ours, theirs, sign in (("train/entropy_loss", "entropy", -1.0), ("train/policy_gradient_loss", "policy_loss", 1.0),
                                    ("train/value_loss", "vf_loss", 1.0), ("train/explained_variance", "vf_explained_var", 1.0)):
             if theirs in learned:
-                w.add_scalar(ours, sign * float(learned[theirs]), steps)
-        w.add_scalar("train/learning_rate", self.cfg.learning_rate, steps)
+                b.record(ours, sign * float(learned[theirs]))
+        b.record("train/learning_rate", self.cfg.learning_rate)
+        b.dump(steps)
         return rate
 
 
@@ -231,50 +186,54 @@ def _count(x) -> float:
 def train(cfg: TrainConfig, run: RunDir, started: float, show_progress: bool) -> Path:
     """Train (or resume) ``run`` with RLlib; see train/run.py ``train`` for the contract."""
     import torch
-    from torch.utils.tensorboard import SummaryWriter
 
     torch.set_num_threads(cfg.torch_threads)
-    algo = writer = None
+    algo = board = None
     ours = False
     with StopFlag() as stop:
         try:
-            ours = connect(cfg)
             found = ckpt.current(run.path)
+            warm = imitation = None
+            if found is None and (cfg.imitate or cfg.imitate_data):
+                # before Ray starts: the recording forks its workers, and no env runner waits on a core meanwhile
+                warm = PolicyValueNet.for_config(cfg)
+                try:
+                    imitation = warm_start(cfg, warm, run, stop, show_progress)
+                except Interrupted:
+                    raise RunInterrupted(f"interrupted while warming up; the recorded chunks are kept in {run.imitate}: "
+                                         f"continue with --resume {run.path}") from None
+            ours = connect(cfg)
             salt = 0
             if found is not None:  # a resumed run deals other games than the first session's
                 salt = 7919 * (1 + ckpt.read_state(found)["steps"])
             algo = build(cfg, cfg.seed + salt)
-            league = league_of(algo)
+            calls = callbacks_of(algo)
             if found is not None:
                 state = resume(cfg, run, algo, found)
             else:
                 state = {"next_checkpoint": cfg.checkpoint_every, "next_eval": cfg.eval_every or cfg.total_steps + 1,
                          "last_eval": -1, "wall_time_before": 0.0}
-            writer = SummaryWriter(log_dir=str(run.tb), purge_step=league.steps if league.steps > 0 else None)
-            r = Run(cfg, run, algo, state, writer, started)
-            league.on_snapshot = r.keep_snapshot
+            board = Scalars(run.tb, purge_step=calls.steps)
+            r = Run(cfg, run, algo, state, board, started)
+            calls.on_snapshot = r.keep_snapshot
             if found is None:
-                try:
-                    if cfg.imitate or cfg.imitate_data:
-                        weights, state["imitation"] = warm_start_weights(cfg, run, stop, show_progress)
-                        set_learner(algo, weights)
-                except Interrupted:
-                    raise RunInterrupted(f"interrupted while warming up; the recorded chunks are kept in {run.imitate}: "
-                                         f"continue with --resume {run.path}") from None
-                league.snapshot(algo)  # the pool's "self" needs a learner
+                if warm is not None:
+                    set_learner(algo, warm)
+                    state["imitation"] = imitation
+                calls.snapshot(algo)  # the league's "self" needs a learner
                 r.checkpoint(0)  # the warm start is never done twice
-            learn(cfg, r, league, stop, show_progress)
-            trained = league.steps
+            learn(cfg, r, calls, stop, show_progress)
+            trained = calls.steps
             r.checkpoint(trained)
             if stop:
                 raise RunInterrupted(f"interrupted: checkpoint at {trained:,} steps saved in {run.checkpoint}; "
                                      f"continue with --resume {run.path}")
             # evaluate the final policy, after saving it, unless an evaluation ran within the last iteration
-            if trained - state.get("last_eval", -1) >= train_batch(cfg) // cfg.resolved_rules().num_sides:
+            if trained - state.get("last_eval", -1) >= train_batch(cfg):
                 r.evaluate(trained, stop)
         finally:
-            if writer is not None:
-                writer.close()
+            if board is not None:
+                board.close()
             if algo is not None:
                 algo.stop()
             if ours:
@@ -282,17 +241,17 @@ def train(cfg: TrainConfig, run: RunDir, started: float, show_progress: bool) ->
     return run.path
 
 
-def learn(cfg: TrainConfig, r: Run, league, stop: StopFlag, show: bool) -> None:
+def learn(cfg: TrainConfig, r: Run, calls: PitchCallbacks, stop: StopFlag, show: bool) -> None:
     """``algo.train()`` until ``total_steps`` learner decisions are trained on or a signal arrives. Each
     iteration samples, updates, then (callback) snapshots; every sampled decision is trained on."""
     st = r.state
     with maybe_bar(show, "training (rllib)", "steps") as bar:
-        task = bar.add_task("train", total=cfg.total_steps, completed=league.steps, note="")
-        while league.steps < cfg.total_steps and not stop:
+        task = bar.add_task("train", total=cfg.total_steps, completed=calls.steps, note="")
+        while calls.steps < cfg.total_steps and not stop:
             t0 = time.perf_counter()
             result = r.algo.train()
-            rate = r.log(result, league.steps, time.perf_counter() - t0)
-            steps = league.steps
+            rate = r.log(result, calls.steps, time.perf_counter() - t0)
+            steps = calls.steps
             if steps >= st["next_checkpoint"]:
                 st["next_checkpoint"] = steps + cfg.checkpoint_every
                 r.checkpoint(steps)
@@ -303,23 +262,26 @@ def learn(cfg: TrainConfig, r: Run, league, stop: StopFlag, show: bool) -> None:
 
 
 def resume(cfg: TrainConfig, run: RunDir, algo, found: Path) -> dict:
-    """Load the run's own checkpoint (train/rllib/checkpoint.py) and snapshots into the fresh algorithm."""
-    name, fresh_opt = optimizer_state(algo)
-    state, weights, opt = rl_ckpt.load_trainer(found, learner_state(algo), fresh_opt)
-    set_learner(algo, weights, (name, opt))
-    league = league_of(algo)
+    """Load the run's own checkpoint (train/resume.py, the one trainer writer) and snapshots into the
+    fresh algorithm."""
+    name, fresh = optimizer_state(algo)
+    net = PolicyValueNet.for_config(cfg)
+    adam = rl_ckpt.torch_optimizer(net, fresh)  # the fresh optimizer's settings: what a saved one must fit
+    state = ckpt.load_trainer(found, net, adam)
+    set_learner(algo, net, (name, rl_ckpt.rllib_optimizer(adam)))
+    calls = callbacks_of(algo)
     ckpt.check_schedule(state, found, league=True)
     try:
-        league.load({"steps": state["steps"], "next_snapshot": state["league"]["next_snapshot"]})
+        calls.load({"steps": state["steps"], "next_snapshot": state["league"]["next_snapshot"]})
         state["wall_time_before"] = float(state.get("wall_time", 0.0))
     except (KeyError, TypeError, ValueError, OverflowError):
         raise ckpt.ResumeError(f"checkpoint {str(found)!r}: state.json's schedule is malformed; the checkpoint "
                                f"is damaged") from None
-    shape = export(cfg, weights).shape
+    shape = export_policy(net, cfg).shape
     for path in ckpt.snapshot_files(run.path)[-cfg.snapshot_pool:]:
         policy, _ = read_policy(path)
         if policy.shape != shape or policy.activation != cfg.activation:
             raise ckpt.ResumeError(f"snapshot {str(path)!r} is a {policy.shape} {policy.activation} network, but this "
                                    f"run's learner is {shape} {cfg.activation}; delete it to resume")
-        league.freeze(algo, policy_state(policy.layers))
+        calls.freeze(algo, policy.layers)
     return state
