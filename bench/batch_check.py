@@ -1,0 +1,197 @@
+"""The batched engine checked move for move against the reference engine (pitch_env/engine.py).
+
+``cross_check`` plays a vector env of random legal moves and, beside each of its games, a reference
+``Game`` dealt the same cards (``Game(deals=...)``) taking the same actions; after every move it compares
+the mask, the observation (``Observer.encode``), the seat to move, every seat's reward (rewards.py), the
+scores, the winner and the end of the game, and every Nth finished game's record with the reference's.
+``draw_options`` samples rule mixes from rules.py's option table. Run: ``python -m bench.batch_check``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+
+import numpy as np
+
+from pitch_env.engine import Game
+from pitch_env.record import game_record
+from pitch_env.replay import replay
+from pitch_env.rewards import game_rewards, hand_rewards, relative_rewards, win_bonuses
+from pitch_env.rules import _CHOICES, PRESET_PLAYERS, rules as make_rules
+from pitch_env.vector import VectorEnv
+
+INT_CHOICES = {
+    "hand_size": (1, 3, 6, 7, 9, 13),
+    "min_bid": (1, 2, 4),
+    "max_bid": (2, 4, 6, 10),
+    "stick_min": (1, 2, 4, 5),
+    "bid_ends_auction": (None, "shoot", 2, 4, 10),
+    "target_score": (1, 3, 7, 11, 21, 52),
+    "max_hands": (1, 2, 5, 20),
+    "first_dealer": (0, 1, "random"),
+    "off_jack": (False, True),
+    "dealer_may_steal": (False, True),
+}
+
+
+class Mismatch(AssertionError):
+    """The batched engine and the reference disagree."""
+
+
+def draw_options(rng: random.Random, variant: str, vary: float = 0.3) -> dict:
+    """A player count of ``variant``, a partnership setting where allowed, and each other option of rules.py's
+    table changed with probability ``vary`` (a mix the rules refuse is drawn again)."""
+    n = rng.choice(PRESET_PLAYERS[variant])
+    base = {"num_players": n}
+    if n in (4, 6):
+        base["partnerships"] = rng.choice((False, True))
+    table = {**_CHOICES, **INT_CHOICES}
+    for _ in range(200):
+        extra = {k: rng.choice(v) for k, v in table.items() if rng.random() < vary}
+        try:
+            make_rules(variant, **base, **extra)
+        except ValueError:
+            continue
+        return {**base, **extra}
+    return base
+
+
+def _expected_rewards(env: VectorEnv, g: Game, hand_over: bool) -> np.ndarray:
+    r, mode = env.rules, env.reward_mode
+    out = np.zeros(r.num_players)
+    if hand_over and mode != "game" and g.last_result is not None:
+        out += (hand_rewards if mode == "hand" else relative_rewards)(r, g.last_result.score_change)
+    if g.is_over:
+        if mode == "game":
+            out += game_rewards(r, g.winner)
+        elif mode == "relative":
+            out += win_bonuses(r, g.winner, env.win_bonus)
+    return out
+
+
+class _Reference:
+    """A reference Game dealt, hand by hand, the cards the batched engine dealt its game."""
+
+    def __init__(self, env: VectorEnv, index: int):
+        e = env.engine
+        self.env, self.seed = env, e.seed_of(index)
+        hands, stock = e.deal(self.seed, 1, e.first_dealer_of(index))
+        self.game = Game(env.rules, seed=self.seed, deals=[{"deal": hands, "stock": stock}])
+
+    def apply(self, action: int) -> None:
+        g = self.game
+        if len(g.deals) <= g.hand_number:  # the next hand may start with this move
+            g.deals.append(self.env.engine.deal(self.seed, g.hand_number + 1, (g.dealer + 1) % g.rules.num_players))
+        g.apply(action)
+
+
+def _compare(env: VectorEnv, out: dict, refs: list, where: str) -> None:
+    obs_of = env.observer.encode
+    for b, ref in enumerate(refs):
+        g = ref.game
+        seat = g.current_seat
+        if out["current_seat"][b] != seat:
+            raise Mismatch(f"{where}, game {b}: seat to move {out['current_seat'][b]}, reference {seat}")
+        legal = np.flatnonzero(out["action_mask"][b]).tolist()
+        if legal != g.legal_actions():
+            raise Mismatch(f"{where}, game {b} (seat {seat}, {g.phase_name}): mask {legal}, reference "
+                           f"{g.legal_actions()}")
+        want = obs_of(g, seat)
+        got = out["observation"][b]
+        if not np.array_equal(got, want):
+            bad = np.flatnonzero(got != want)
+            names = [p.name for p in env.observer.pieces.values() if any(p.offset <= i < p.offset + p.size for i in bad)]
+            raise Mismatch(f"{where}, game {b} (seat {seat}, {g.phase_name}): observation differs in {names} "
+                           f"at {bad[:5].tolist()}: {got[bad[:5]].tolist()} vs {want[bad[:5]].tolist()}")
+
+
+def cross_check(variant: str, options: dict, num_envs: int, steps: int, seed: int, reward: str = "game",
+                record_every: int = 10, env: VectorEnv | None = None) -> dict:
+    """Play ``steps`` moves in ``num_envs`` games of these rules beside the reference; raise Mismatch on
+    the first difference. Returns counts (decisions, games, hands, records checked)."""
+    env = env or VectorEnv(variant, num_envs, seed=seed, reward=reward, **options)
+    rng = np.random.default_rng(seed)
+    out = env.reset(seed)
+    refs = [_Reference(env, b) for b in range(num_envs)]
+    _compare(env, out, refs, "after reset")
+    counts = {"decisions": 0, "games": 0, "hands": 0, "records": 0}
+    finished = []
+    for t in range(steps):
+        actions = np.array([ref.game.legal_actions()[rng.integers(len(ref.game.legal_actions()))] for ref in refs])
+        before = [len(ref.game.finished) for ref in refs]
+        for ref, a in zip(refs, actions):
+            ref.apply(int(a))
+        out = env.step(actions)
+        counts["decisions"] += num_envs
+        for b, ref in enumerate(refs):
+            g = ref.game
+            where = f"step {t}, game {b} (seed {ref.seed})"
+            hand_over = len(g.finished) != before[b]
+            counts["hands"] += hand_over
+            want = _expected_rewards(env, g, hand_over)
+            if not np.allclose(out["rewards"][b], want, atol=1e-6):
+                raise Mismatch(f"{where}: rewards {out['rewards'][b].tolist()}, reference {want.tolist()}")
+            if list(out["scores"][b]) != g.scores:
+                raise Mismatch(f"{where}: scores {out['scores'][b].tolist()}, reference {g.scores}")
+            if out["winner"][b] != (-1 if g.winner is None else g.winner):
+                raise Mismatch(f"{where}: winner {out['winner'][b]}, reference {g.winner}")
+            if out["terminated"][b] != (g.is_over and not g.truncated) or out["truncated"][b] != g.truncated:
+                raise Mismatch(f"{where}: terminated/truncated {out['terminated'][b]}/{out['truncated'][b]}, "
+                               f"reference over={g.is_over} truncated={g.truncated}")
+            if g.is_over:
+                counts["games"] += 1
+                finished.append(g)
+                refs[b] = _Reference(env, b)
+        _compare(env, out, refs, f"step {t}")
+        if finished and len(finished) >= record_every:
+            records = env.finished_records()
+            if len(records) != len(finished):
+                raise Mismatch(f"step {t}: {len(records)} records for {len(finished)} finished games")
+            for k in range(0, len(records), record_every):
+                if records[k] != game_record(finished[k]):
+                    raise Mismatch(f"step {t}: the record of seed {finished[k].seed} differs from the reference's")
+                if game_record(replay(records[k])) != records[k]:
+                    raise Mismatch(f"step {t}: the record of seed {finished[k].seed} does not replay to itself")
+                counts["records"] += 1
+            finished = []
+    return counts
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m bench.batch_check", description=__doc__.split("\n\n")[0])
+    p.add_argument("--games", type=int, default=100_000, help="finish at least this many games (default 100000)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--envs", type=int, default=32, help="games stepped together per rule mix")
+    p.add_argument("--steps", type=int, default=600, help="moves per rule mix")
+    args = p.parse_args(argv)
+    rng = random.Random(args.seed)
+    totals = {"decisions": 0, "games": 0, "hands": 0, "records": 0, "mixes": 0}
+    start = time.perf_counter()
+    while totals["games"] < args.games:
+        variant = rng.choice(tuple(PRESET_PLAYERS))
+        options = draw_options(rng, variant)
+        reward = rng.choice(("game", "hand", "relative"))
+        seed = rng.randrange(2**40)
+        try:
+            counts = cross_check(variant, options, args.envs, args.steps, seed, reward)
+        except Mismatch as e:
+            print(f"FAILED: cross_check({variant!r}, {options!r}, {args.envs}, {args.steps}, {seed}, {reward!r}): {e}",
+                  file=sys.stderr)
+            return 1
+        for k, v in counts.items():
+            totals[k] += v
+        totals["mixes"] += 1
+        if totals["mixes"] % 50 == 0:
+            print(f"  {totals['games']} games, {totals['decisions']} decisions, {totals['mixes']} rule mixes, "
+                  f"{time.perf_counter() - start:.0f} s", flush=True)
+    print(f"batch check: {totals['games']} games, {totals['hands']} hands, {totals['decisions']} decisions over "
+          f"{totals['mixes']} rule mixes, {totals['records']} records compared and replayed, in "
+          f"{time.perf_counter() - start:.0f} s: all identical to the reference engine")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
