@@ -89,23 +89,27 @@ class _Reference:
 
 
 def _compare(env: VectorEnv, out: dict, refs: list, where: str) -> None:
-    obs_of = env.observer.encode
-    for b, ref in enumerate(refs):
-        g = ref.game
-        seat = g.current_seat
-        if out["current_seat"][b] != seat:
-            raise Mismatch(f"{where}, game {b}: seat to move {out['current_seat'][b]}, reference {seat}")
-        legal = np.flatnonzero(out["action_mask"][b]).tolist()
-        if legal != g.legal_actions():
-            raise Mismatch(f"{where}, game {b} (seat {seat}, {g.phase_name}): mask {legal}, reference "
-                           f"{g.legal_actions()}")
-        want = obs_of(g, seat)
-        got = out["observation"][b]
+    games = [ref.game for ref in refs]
+    seats = np.array([g.current_seat for g in games])
+    want_mask = np.zeros_like(out["action_mask"])
+    want_obs = np.empty_like(out["observation"])
+    for b, g in enumerate(games):
+        want_mask[b, g.legal_actions()] = 1
+        env.observer.encode(g, g.current_seat, want_obs[b])
+    for name, got, want in (("seat to move", out["current_seat"], seats), ("mask", out["action_mask"], want_mask),
+                            ("observation", out["observation"], want_obs)):
         if not np.array_equal(got, want):
-            bad = np.flatnonzero(got != want)
-            names = [p.name for p in env.observer.pieces.values() if any(p.offset <= i < p.offset + p.size for i in bad)]
-            raise Mismatch(f"{where}, game {b} (seat {seat}, {g.phase_name}): observation differs in {names} "
-                           f"at {bad[:5].tolist()}: {got[bad[:5]].tolist()} vs {want[bad[:5]].tolist()}")
+            b = int(np.flatnonzero((got != want).reshape(len(games), -1).any(axis=1))[0])
+            g = games[b]
+            detail = ""
+            if name == "observation":
+                bad = np.flatnonzero(got[b] != want[b])
+                pieces = [p.name for p in env.observer.pieces.values() if any(p.offset <= i < p.offset + p.size for i in bad)]
+                detail = f" in {pieces}: {got[b][bad[:4]].tolist()} vs {want[b][bad[:4]].tolist()}"
+            elif name == "mask":
+                detail = f": {np.flatnonzero(got[b]).tolist()} vs {g.legal_actions()}"
+            raise Mismatch(f"{where}, game {b} (seed {refs[b].seed}, hand {g.hand_number}, {g.phase_name}): "
+                           f"{name} differs from the reference{detail}")
 
 
 def cross_check(variant: str, options: dict, num_envs: int, steps: int, seed: int, reward: str = "game",
@@ -126,21 +130,22 @@ def cross_check(variant: str, options: dict, num_envs: int, steps: int, seed: in
             ref.apply(int(a))
         out = env.step(actions)
         counts["decisions"] += num_envs
-        for b, ref in enumerate(refs):
-            g = ref.game
-            where = f"step {t}, game {b} (seed {ref.seed})"
-            hand_over = len(g.finished) != before[b]
-            counts["hands"] += hand_over
-            want = _expected_rewards(env, g, hand_over)
-            if not np.allclose(out["rewards"][b], want, atol=1e-6):
-                raise Mismatch(f"{where}: rewards {out['rewards'][b].tolist()}, reference {want.tolist()}")
-            if list(out["scores"][b]) != g.scores:
-                raise Mismatch(f"{where}: scores {out['scores'][b].tolist()}, reference {g.scores}")
-            if out["winner"][b] != (-1 if g.winner is None else g.winner):
-                raise Mismatch(f"{where}: winner {out['winner'][b]}, reference {g.winner}")
-            if out["terminated"][b] != (g.is_over and not g.truncated) or out["truncated"][b] != g.truncated:
-                raise Mismatch(f"{where}: terminated/truncated {out['terminated'][b]}/{out['truncated'][b]}, "
-                               f"reference over={g.is_over} truncated={g.truncated}")
+        games = [ref.game for ref in refs]
+        want = {
+            "rewards": np.array([_expected_rewards(env, g, len(g.finished) != n) for g, n in zip(games, before)]),
+            "scores": np.array([g.scores for g in games]),
+            "winner": np.array([-1 if g.winner is None else g.winner for g in games]),
+            "terminated": np.array([g.is_over and not g.truncated for g in games]),
+            "truncated": np.array([g.truncated for g in games]),
+        }
+        for key, value in want.items():
+            same = np.isclose(out[key], value, rtol=0, atol=1e-6) if key == "rewards" else out[key] == value
+            if not same.all():
+                b = int(np.flatnonzero(~same.reshape(num_envs, -1).all(axis=1))[0])
+                raise Mismatch(f"step {t}, game {b} (seed {refs[b].seed}, hand {games[b].hand_number}): {key} "
+                               f"{out[key][b].tolist()}, reference {value[b].tolist()}")
+        counts["hands"] += sum(len(g.finished) != n for g, n in zip(games, before))
+        for b, g in enumerate(games):
             if g.is_over:
                 counts["games"] += 1
                 finished.append(g)
