@@ -22,11 +22,9 @@ class BatchEngine:
         self.compiled: Compiled = compile_rules(rules)
         self.rules = rules
         self.num_games = B = int(num_games)
-        self.tables = self.compiled.kernel_tables()
+        self.T, self.U = self.compiled.T, self.compiled.U
         self.I = np.zeros((B, K.NI), np.int64)
         self.M = np.zeros((B, K.NM), np.uint64)
-        self.D = np.zeros((B, K.MAX_CARDS), np.int8)  # this hand's deck in dealing order (the stock after the hands)
-        self.O = np.full((B, K.MAX_CARDS), -1, np.int8)  # who drew each stock card
         self.obs = np.zeros((B, self.compiled.observer.size), np.float32)
         self.mask = np.zeros((B, self.compiled.layout.size), np.int8)
         self.log = np.zeros((B, log_capacity), np.int16)  # every game's actions so far, for its record
@@ -36,7 +34,7 @@ class BatchEngine:
     @property
     def size_bytes(self) -> int:
         """Memory held per game (state, observation, mask and action log)."""
-        arrays = (self.I, self.M, self.D, self.O, self.obs, self.mask, self.log)
+        arrays = (self.I, self.M, self.obs, self.mask, self.log)
         return sum(a.nbytes for a in arrays) // self.num_games
 
     def reset(self, seeds, games=None) -> None:
@@ -47,7 +45,7 @@ class BatchEngine:
             dealers = np.array([first_dealer(self.rules, int(s)) for s in seeds], np.int64)
         else:
             dealers = np.full(len(seeds), self.rules.first_dealer, np.int64)
-        K.reset_many(games, seeds, dealers, self.I, self.M, self.D, self.O, self.tables, self.obs, self.mask)
+        K.reset_many(games, seeds, dealers, self.I, self.M, self.T, self.U, self.obs, self.mask)
         if len(games) == self.num_games:
             self._log_bound = 0
 
@@ -56,7 +54,7 @@ class BatchEngine:
         if self._log_bound >= self.log.shape[1]:
             self._grow_log()
         self._log_bound += 1
-        return K.step_all(actions, self.I, self.M, self.D, self.O, self.tables, self.obs, self.mask, self.log,
+        return K.step_all(actions, self.I, self.M, self.T, self.U, self.obs, self.mask, self.log,
                           observe)
 
     def _grow_log(self) -> None:
@@ -120,8 +118,9 @@ class BatchEngine:
         """The cards of hand ``hand`` of the game with ``seed`` dealt by ``dealer``: (hands by seat, stock top
         first), in the form ``Game(deals=...)`` takes."""
         r = self.rules
-        deck = np.zeros(K.MAX_CARDS, np.int8)
-        K.shuffle(seed, hand, r.deck, deck)
+        deck = np.zeros((1, K.MAX_CARDS), np.int64)
+        K.shuffle(seed, hand, r.deck, deck, 0, 0)
+        deck = deck[0]
         n, hs = r.num_players, r.hand_size
         hands = [()] * n
         for i in range(n):

@@ -3,6 +3,9 @@
 The moves mirror pitch_env/engine.py step for step (the cross-check of tests/test_batch_engine.py plays
 both side by side); every rule table comes compiled from the reference (tables.py). A game's state is
 one row of ``I`` (int64 fields below) and one row of ``M`` (uint64 card masks, bit ``c`` = card ``c``).
+The rules are two flat arrays, ``T`` (int64: the params below, then the tables at the offsets they name)
+and ``U`` (uint64: trump masks, then suit masks): kernels pass a handful of arrays, never a tuple of
+them, as every array handed to a call costs reference counting at each move.
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ PARAMS = (
     'made_scores_bid', 'pitcher_only', 'o_hand', 'o_phase', 'o_dealer', 'o_pitcher', 'o_current', 'o_bids',
     'o_contract', 'o_trump', 'o_leader', 'o_trick', 'o_played', 'o_points_won', 'o_game_points', 'o_scores',
     'o_cards_left', 'o_hands_played', 'o_discards', 'o_draws', 'o_stock_to', 'o_draw_counts',
+    't_side_of', 't_strength', 't_suit', 't_order', 't_keys', 't_card_points', 't_captured_points', 't_game_points',
+    't_bid_of_action', 't_action_of_bid', 't_bid_slot', 't_scatter', 'table_size',
 )
 (
     P_N, P_SIDES, P_DECK, P_HAND_SIZE, P_MIN_BID, P_MAX_BID, P_STICK_MIN, P_END_BID, P_STEAL, P_USES_STOCK,
@@ -36,6 +41,8 @@ PARAMS = (
     P_MADE_SCORES_BID, P_PITCHER_ONLY, P_O_HAND, P_O_PHASE, P_O_DEALER, P_O_PITCHER, P_O_CURRENT, P_O_BIDS,
     P_O_CONTRACT, P_O_TRUMP, P_O_LEADER, P_O_TRICK, P_O_PLAYED, P_O_POINTS_WON, P_O_GAME_POINTS, P_O_SCORES,
     P_O_CARDS_LEFT, P_O_HANDS_PLAYED, P_O_DISCARDS, P_O_DRAWS, P_O_STOCK_TO, P_O_DRAW_COUNTS,
+    P_T_SIDE_OF, P_T_STRENGTH, P_T_SUIT, P_T_ORDER, P_T_KEYS, P_T_CARD_POINTS, P_T_CAPTURED_POINTS, P_T_GAME_POINTS,
+    P_T_BID_OF_ACTION, P_T_ACTION_OF_BID, P_T_BID_SLOT, P_T_SCATTER, P_TABLE_SIZE,
 ) = range(len(PARAMS))
 
 # ---- int64 fields of I (per game); the runs of MAX_SEATS are by seat or by side
@@ -51,7 +58,8 @@ TCARD = TSEAT + MAX_SEATS
 GP = TCARD + MAX_SEATS  # game points in won tricks, by side
 PW = GP + MAX_SEATS  # points secured by captured cards, by side
 NDRAW = PW + MAX_SEATS  # cards drawn from the stock, by seat
-NI = NDRAW + MAX_SEATS
+DECK = NDRAW + MAX_SEATS  # this hand's cards in dealing order: the hands, then the stock top first
+NI = DECK + MAX_CARDS
 # ---- uint64 card masks of M, by seat
 HANDS, CAPT, INPLAY, PLAYEDBY, DISC, DRAWN = (k * MAX_SEATS for k in range(6))
 NM = 6 * MAX_SEATS
@@ -65,7 +73,7 @@ def bit(c):
     return ONE << np.uint64(c)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def popcount(x):
     x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
     x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
@@ -88,16 +96,16 @@ def _mix(z):
 
 
 @njit(cache=True)
-def shuffle(seed, hand, deck, out):
-    """The cards of hand ``hand`` of the game with ``seed``: ``out[:deck]`` in dealing order (Fisher-Yates on
-    splitmix64 keyed by seed and hand), so any hand of any game can be dealt again without its history."""
+def shuffle(seed, hand, deck, out, row, at):
+    """The cards of hand ``hand`` of the game with ``seed`` in dealing order, into ``out[row, at:at + deck]``
+    (Fisher-Yates on splitmix64 keyed by seed and hand), so any hand can be dealt again without its history."""
     state = _mix(np.uint64(seed) ^ _mix(np.uint64(hand) + np.uint64(0x9E3779B97F4A7C15)))
     for c in range(deck):
-        out[c] = c
+        out[row, at + c] = c
     for i in range(deck - 1, 0, -1):
         state += np.uint64(0x9E3779B97F4A7C15)
         j = np.int64(_mix(state) % np.uint64(i + 1))
-        out[i], out[j] = out[j], out[i]
+        out[row, at + i], out[row, at + j] = out[row, at + j], out[row, at + i]
 
 
 @njit(cache=True)
@@ -108,12 +116,12 @@ def dealt_to(i, dealer, n, hand_size):
 
 # ------------------------------------------------------------------ hands
 @njit(cache=True)
-def _start_hand(g, I, M, D, O, T):
-    p = T[0]
+def _start_hand(g, I, M, T, U):
+    p = T
     n = p[P_N]
     I[g, HAND] += 1
     I[g, DEALER] = (I[g, DEALER] + 1) % n
-    shuffle(I[g, SEED], I[g, HAND], p[P_DECK], D[g])
+    shuffle(I[g, SEED], I[g, HAND], p[P_DECK], I, g, DECK)
     hs = p[P_HAND_SIZE]
     for s in range(n):
         M[g, HANDS + s] = ZERO
@@ -130,10 +138,8 @@ def _start_hand(g, I, M, D, O, T):
         seat = dealt_to(i, I[g, DEALER], n, hs)
         m = ZERO
         for k in range(i * hs, (i + 1) * hs):
-            m |= bit(D[g, k])
+            m |= bit(I[g, DECK + k])
         M[g, HANDS + seat] = m
-    for k in range(MAX_CARDS):
-        O[g, k] = -1
     I[g, STOCK_POS] = n * hs
     I[g, NBIDS] = 0
     I[g, HIGH] = PASS
@@ -150,54 +156,53 @@ def _start_hand(g, I, M, D, O, T):
 
 
 @njit(cache=True)
-def reset_game(g, seed, first_dealer, I, M, D, O, T):
-    n = T[0][P_N]
+def reset_game(g, seed, first_dealer, I, M, T, U):
+    n = T[P_N]
     for k in range(NI):
         I[g, k] = 0
     I[g, SEED] = seed
     I[g, FIRST_DEALER] = first_dealer
     I[g, WINNER] = -1
     I[g, DEALER] = (first_dealer - 1) % n
-    _start_hand(g, I, M, D, O, T)
+    _start_hand(g, I, M, T, U)
 
 
 # ------------------------------------------------------------------ legal actions
-@njit(cache=True)
-def _playable(g, I, M, T):
-    p, tsuit, tmask, smask = T[0], T[3], T[4], T[5]
+@njit(cache=True, inline="always")
+def _playable(g, I, M, T, U):
     seat = I[g, CUR]
     hand = M[g, HANDS + seat]
     trump = I[g, TRUMP]
-    if p[P_TRUMPS_ONLY]:
-        return hand & tmask[trump]
-    if I[g, TLEN] == 0 or p[P_FOLLOW_ANY]:
+    if T[P_TRUMPS_ONLY]:
+        return hand & U[trump]
+    if I[g, TLEN] == 0 or T[P_FOLLOW_ANY]:
         return hand
-    led = tsuit[trump, I[g, TCARD]]
-    following = hand & smask[trump, led]
+    led = T[T[P_T_SUIT] + trump * MAX_CARDS + I[g, TCARD]]
+    following = hand & U[4 + 4 * trump + led]
     if following:
-        return following | (hand & tmask[trump])
+        return following | (hand & U[trump])
     return hand
 
 
 @njit(cache=True)
-def write_mask(g, I, M, T, mask):
-    p, action_of_bid = T[0], T[12]
+def write_mask(g, I, M, T, U, mask):
+    p = T
     a = p[P_ACTIONS]
     for k in range(a):
-        mask[k] = 0
+        mask[g, k] = 0
     phase = I[g, PHASE]
     if phase == PLAY:
-        m = _playable(g, I, M, T)
+        m = _playable(g, I, M, T, U)
         base = p[P_PLAY_BASE]
         while m:
-            mask[base + low_card(m)] = 1
+            mask[g, base + low_card(m)] = 1
             m &= m - ONE
     elif phase == BID:
         seat, dealer, high = I[g, CUR], I[g, DEALER], I[g, HIGH]
         is_dealer = seat == dealer
         stuck = is_dealer and p[P_STICK_DEALER] and high == PASS
         if not stuck:
-            mask[0] = 1
+            mask[g, 0] = 1
         if high != p[P_SHOOT_VALUE]:
             lowest = high + 1
             if is_dealer and p[P_STEAL] and high != PASS:
@@ -205,27 +210,27 @@ def write_mask(g, I, M, T, mask):
             if stuck:
                 lowest = max(lowest, p[P_STICK_MIN])
             for b in range(max(lowest, p[P_MIN_BID]), p[P_MAX_BID] + 1):
-                mask[action_of_bid[b]] = 1
+                mask[g, T[T[P_T_ACTION_OF_BID] + b]] = 1
             if p[P_SHOOT_MOON] or (p[P_SHOOT_DEALER_DOUBLE] and is_dealer):
-                mask[p[P_SHOOT_ACTION]] = 1
+                mask[g, p[P_SHOOT_ACTION]] = 1
     elif phase == DECLARE:
         for s in range(4):
-            mask[p[P_TRUMP_BASE] + s] = 1
+            mask[g, p[P_TRUMP_BASE] + s] = 1
     elif phase == STOCK:
-        mask[p[P_STOCK_KEEP]] = 1
-        mask[p[P_STOCK_GIVE]] = 1
+        mask[g, p[P_STOCK_KEEP]] = 1
+        mask[g, p[P_STOCK_GIVE]] = 1
     elif phase == DISCARD:
         m = M[g, HANDS + I[g, CUR]]
         base = p[P_DISCARD_BASE]
         while m:
-            mask[base + low_card(m)] = 1
+            mask[g, base + low_card(m)] = 1
             m &= m - ONE
 
 
 # ------------------------------------------------------------------ moves
 @njit(cache=True)
-def _start_trick(g, leader, I, M, D, O, T):
-    n = T[0][P_N]
+def _start_trick(g, leader, I, M, T, U):
+    n = T[P_N]
     k = 0
     for i in range(n):
         seat = (leader + i) % n
@@ -236,29 +241,28 @@ def _start_trick(g, leader, I, M, D, O, T):
     I[g, TLEN] = 0
     if k == 0:  # nobody holds a card: the hand is over
         I[g, LEADER] = -1
-        _finish_hand(g, True, I, M, D, O, T)
+        _finish_hand(g, True, I, M, T, U)
         return
     I[g, LEADER] = I[g, ORDER]
     I[g, CUR] = I[g, ORDER]
 
 
 @njit(cache=True)
-def _start_play(g, I, M, D, O, T):
-    n = T[0][P_N]
+def _start_play(g, I, M, T, U):
+    n = T[P_N]
     I[g, PHASE] = PLAY
     for s in range(n):
         M[g, INPLAY + s] = M[g, HANDS + s]
-    _start_trick(g, I[g, PITCHER], I, M, D, O, T)
+    _start_trick(g, I[g, PITCHER], I, M, T, U)
 
 
 @njit(cache=True)
-def _draw(g, seat, count, I, M, D, O, T):
-    p, tmask = T[0], T[4]
-    trumps = tmask[I[g, TRUMP]]
+def _draw(g, seat, count, I, M, T, U):
+    p = T
+    trumps = U[I[g, TRUMP]]
     end = min(I[g, STOCK_POS] + count, p[P_DECK])
     for k in range(I[g, STOCK_POS], end):
-        c = D[g, k]
-        O[g, k] = seat
+        c = I[g, DECK + k]
         M[g, DRAWN + seat] |= bit(c)
         I[g, NDRAW + seat] += 1
         if trumps & bit(c):
@@ -269,9 +273,9 @@ def _draw(g, seat, count, I, M, D, O, T):
 
 
 @njit(cache=True)
-def _next_discarder(g, I, M, D, O, T):
+def _next_discarder(g, I, M, T, U):
     """The first seat from the dealer's left still above the exchange size discards; none left: play."""
-    p = T[0]
+    p = T
     n = p[P_N]
     for i in range(1, n + 1):
         seat = (I[g, DEALER] + i) % n
@@ -279,24 +283,24 @@ def _next_discarder(g, I, M, D, O, T):
             I[g, PHASE] = DISCARD
             I[g, CUR] = seat
             return
-    _start_play(g, I, M, D, O, T)
+    _start_play(g, I, M, T, U)
 
 
 @njit(cache=True)
-def _give_stock(g, give, I, M, D, O, T):
-    p = T[0]
+def _give_stock(g, give, I, M, T, U):
+    p = T
     pitcher = I[g, PITCHER]
     to = (pitcher + p[P_SIDES]) % p[P_N] if give else pitcher
     I[g, STOCK_TO] = to
-    _draw(g, to, p[P_DECK] - I[g, STOCK_POS], I, M, D, O, T)
-    _next_discarder(g, I, M, D, O, T)
+    _draw(g, to, p[P_DECK] - I[g, STOCK_POS], I, M, T, U)
+    _next_discarder(g, I, M, T, U)
 
 
 @njit(cache=True)
-def _exchange(g, I, M, D, O, T):
-    p, tmask = T[0], T[4]
+def _exchange(g, I, M, T, U):
+    p = T
     n = p[P_N]
-    trumps = tmask[I[g, TRUMP]]
+    trumps = U[I[g, TRUMP]]
     for s in range(n):
         M[g, DISC + s] |= M[g, HANDS + s] & ~trumps
         M[g, HANDS + s] &= trumps
@@ -304,22 +308,22 @@ def _exchange(g, I, M, D, O, T):
         seat = (I[g, DEALER] + i) % n
         need = p[P_EXCHANGE_SIZE] - popcount(M[g, HANDS + seat])
         if need > 0:
-            _draw(g, seat, need, I, M, D, O, T)
+            _draw(g, seat, need, I, M, T, U)
     if I[g, STOCK_POS] < p[P_DECK]:
         if p[P_PARTNERSHIPS]:
             I[g, PHASE] = STOCK
             I[g, CUR] = I[g, PITCHER]
         else:  # solo: the pitcher has nobody to give it to
-            _give_stock(g, False, I, M, D, O, T)
+            _give_stock(g, False, I, M, T, U)
     else:
-        _next_discarder(g, I, M, D, O, T)
+        _next_discarder(g, I, M, T, U)
 
 
 @njit(cache=True)
-def _bid(g, action, I, M, D, O, T):
-    p, bid_of_action = T[0], T[11]
+def _bid(g, action, I, M, T, U):
+    p = T
     seat = I[g, CUR]
-    bid = bid_of_action[action]
+    bid = T[T[P_T_BID_OF_ACTION] + action]
     k = I[g, NBIDS]
     I[g, BIDSEAT + k] = seat
     I[g, BIDVAL + k] = bid
@@ -333,7 +337,7 @@ def _bid(g, action, I, M, D, O, T):
         I[g, CUR] = (seat + 1) % p[P_N]
         return
     if I[g, HIGHER] < 0:  # everybody passed and all_pass=redeal: throw the hand in
-        _finish_hand(g, False, I, M, D, O, T)
+        _finish_hand(g, False, I, M, T, U)
         return
     I[g, PITCHER] = I[g, HIGHER]
     I[g, CONTRACT] = I[g, HIGH]
@@ -341,12 +345,12 @@ def _bid(g, action, I, M, D, O, T):
     if p[P_DECLARE]:
         I[g, PHASE] = DECLARE
     else:
-        _start_play(g, I, M, D, O, T)
+        _start_play(g, I, M, T, U)
 
 
 @njit(cache=True)
-def _play(g, card, I, M, D, O, T):
-    p, side_of, keys, capts, gpts = T[0], T[1], T[7], T[9], T[10]
+def _play(g, card, I, M, T, U):
+    p = T
     seat = I[g, CUR]
     b = bit(card)
     M[g, HANDS + seat] &= ~b
@@ -361,49 +365,50 @@ def _play(g, card, I, M, D, O, T):
         I[g, CUR] = I[g, ORDER + k + 1]
         return
     trump = I[g, TRUMP]
-    led = T[3][trump, I[g, TCARD]]
+    led = T[T[P_T_SUIT] + trump * MAX_CARDS + I[g, TCARD]]
+    keys = T[P_T_KEYS] + (trump * 4 + led) * MAX_CARDS
     best, best_key = -1, -1
     for i in range(k + 1):
-        key = keys[trump, led, I[g, TCARD + i]]
+        key = T[keys + I[g, TCARD + i]]
         if key > best_key:
             best, best_key = I[g, TSEAT + i], key
-    side = side_of[best]
+    side = T[T[P_T_SIDE_OF] + best]
     for i in range(k + 1):
         c = I[g, TCARD + i]
         M[g, CAPT + best] |= bit(c)
-        I[g, GP + side] += gpts[c]
-        I[g, PW + side] += capts[trump, c]
-    _start_trick(g, best, I, M, D, O, T)
+        I[g, GP + side] += T[T[P_T_GAME_POINTS] + c]
+        I[g, PW + side] += T[T[P_T_CAPTURED_POINTS] + trump * MAX_CARDS + c]
+    _start_trick(g, best, I, M, T, U)
 
 
 @njit(cache=True)
-def apply(g, action, I, M, D, O, T):
+def apply(g, action, I, M, T, U):
     """Take a legal ``action`` for the seat to move of game ``g``."""
-    p = T[0]
+    p = T
     phase = I[g, PHASE]
     if phase == PLAY:
-        _play(g, action - p[P_PLAY_BASE], I, M, D, O, T)
+        _play(g, action - p[P_PLAY_BASE], I, M, T, U)
     elif phase == BID:
-        _bid(g, action, I, M, D, O, T)
+        _bid(g, action, I, M, T, U)
     elif phase == DECLARE:
         I[g, TRUMP] = action - p[P_TRUMP_BASE]
         if p[P_USES_STOCK]:
-            _exchange(g, I, M, D, O, T)
+            _exchange(g, I, M, T, U)
         else:
-            _start_play(g, I, M, D, O, T)
+            _start_play(g, I, M, T, U)
     elif phase == STOCK:
-        _give_stock(g, action == p[P_STOCK_GIVE], I, M, D, O, T)
+        _give_stock(g, action == p[P_STOCK_GIVE], I, M, T, U)
     else:
         seat = I[g, CUR]
         b = bit(action - p[P_DISCARD_BASE])
         M[g, HANDS + seat] &= ~b
         M[g, DISC + seat] |= b
         if popcount(M[g, HANDS + seat]) <= p[P_EXCHANGE_SIZE]:
-            _next_discarder(g, I, M, D, O, T)
+            _next_discarder(g, I, M, T, U)
 
 
 # ------------------------------------------------------------------ end of hand
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _owner(g, base, card, n, M):
     b = bit(card)
     for s in range(n):
@@ -413,18 +418,19 @@ def _owner(g, base, card, n, M):
 
 
 @njit(cache=True)
-def _hand_points(g, I, M, T, points):
-    """The points each side scores this hand (scoring.py's awards), into ``points``."""
-    p, side_of, order, cpts = T[0], T[1], T[6], T[8]
+def _hand_points(g, I, M, T, U):
+    """The points each side scores this hand (scoring.py's awards), into its CHANGE fields."""
+    p = T
+    side_of = T[P_T_SIDE_OF]
     n, sides = p[P_N], p[P_SIDES]
     trump = I[g, TRUMP]
     for s in range(sides):
-        points[s] = 0
+        I[g, CHANGE + s] = 0
     if p[P_POINT_CARDS]:
         for s in range(n):
             m = M[g, CAPT + s]
             while m:
-                points[side_of[s]] += cpts[trump, low_card(m)]
+                I[g, CHANGE + T[side_of + s]] += T[T[P_T_CARD_POINTS] + trump * MAX_CARDS + low_card(m)]
                 m &= m - ONE
         return
     in_play = ZERO
@@ -432,17 +438,17 @@ def _hand_points(g, I, M, T, points):
         in_play |= M[g, INPLAY + s]
     high, low = -1, -1
     for i in range(p[P_NUM_TRUMPS]):
-        c = order[trump, i]
+        c = T[T[P_T_ORDER] + trump * MAX_TRUMPS + i]
         if in_play & bit(c):
             if low < 0:
                 low = c
             high = c
     if high >= 0:
-        points[side_of[_owner(g, INPLAY, high, n, M)]] += 1
-        points[side_of[_owner(g, CAPT if p[P_LOW_TO_CAPTURER] else INPLAY, low, n, M)]] += 1
+        I[g, CHANGE + T[side_of + _owner(g, INPLAY, high, n, M)]] += 1
+        I[g, CHANGE + T[side_of + _owner(g, CAPT if p[P_LOW_TO_CAPTURER] else INPLAY, low, n, M)]] += 1
         jack = trump * 13 + JACK
-        if in_play & bit(jack) and T[2][trump, jack] > 0:
-            points[side_of[_owner(g, CAPT, jack, n, M)]] += 1
+        if in_play & bit(jack):
+            I[g, CHANGE + T[side_of + _owner(g, CAPT, jack, n, M)]] += 1
     best, count, at = -1, 0, -1
     for s in range(sides):
         v = I[g, GP + s]
@@ -451,39 +457,37 @@ def _hand_points(g, I, M, T, points):
         elif v == best:
             count += 1
     if count == 1:
-        points[at] += 1
+        I[g, CHANGE + at] += 1
 
 
 @njit(cache=True)
-def _finish_hand(g, scored, I, M, D, O, T):
-    p, side_of = T[0], T[1]
+def _finish_hand(g, scored, I, M, T, U):
+    p = T
     sides = p[P_SIDES]
     I[g, HAND_END] = 1
     for s in range(sides):
         I[g, CHANGE + s] = 0
     winner = -1
     if scored:
-        points = np.zeros(MAX_SEATS, np.int64)
-        _hand_points(g, I, M, T, points)
+        _hand_points(g, I, M, T, U)  # the change starts as the points won
         pitcher, contract = I[g, PITCHER], I[g, CONTRACT]
-        side = side_of[pitcher]
+        side = T[T[P_T_SIDE_OF] + pitcher]
+        won = I[g, CHANGE + side]
         moon = 0  # 1 won at once, -1 lost at once
-        for s in range(sides):
-            I[g, CHANGE + s] = points[s]
         if contract == p[P_SHOOT_VALUE] and p[P_SHOOT_DEALER_DOUBLE]:
             total = 0
             for s in range(sides):
-                total += points[s]
-            I[g, CHANGE + side] = p[P_DEALER_DOUBLE] if points[side] == total else -p[P_DEALER_DOUBLE]
+                total += I[g, CHANGE + s]
+            I[g, CHANGE + side] = p[P_DEALER_DOUBLE] if won == total else -p[P_DEALER_DOUBLE]
         elif contract == p[P_SHOOT_VALUE]:
-            made = points[side] == p[P_MAX_POINTS]
+            made = won == p[P_MAX_POINTS]
             if made and I[g, SCORES + side] > 0:
                 moon, I[g, CHANGE + side] = 1, 0
             elif made:
                 I[g, CHANGE + side] = -I[g, SCORES + side]
             else:
                 moon, I[g, CHANGE + side] = -1, 0
-        elif points[side] < contract:
+        elif won < contract:
             I[g, CHANGE + side] = -contract
         elif p[P_MADE_SCORES_BID]:
             I[g, CHANGE + side] = contract
@@ -499,7 +503,7 @@ def _finish_hand(g, scored, I, M, D, O, T):
         I[g, CUR] = -1
         I[g, GAME_END] = 1
         return
-    _start_hand(g, I, M, D, O, T)
+    _start_hand(g, I, M, T, U)
 
 
 @njit(cache=True)
@@ -530,84 +534,85 @@ def _game_winner(g, side, moon, I, p):
 
 
 # ------------------------------------------------------------------ observation
-@njit(cache=True)
-def _put(obs, scatter, v, col, value):
-    j = scatter[v, col]
+@njit(cache=True, inline="always")
+def _put(obs, g, T, v, col, value):
+    j = T[T[P_T_SCATTER] + v * T[P_TABLE_SIZE] + col]
     if j >= 0:
-        obs[j] = value
+        obs[g, j] = value
 
 
 @njit(cache=True)
-def write_obs(g, I, M, D, O, T, obs):
+def write_obs(g, I, M, T, U, obs):
     """Seat to move's observation (observer.py's vector): each table fact scattered to its column."""
-    p, bid_slot, scatter = T[0], T[13], T[14]
+    p = T
+    bid_slot = T[P_T_BID_SLOT]
     n, c, sides = p[P_N], p[P_DECK], p[P_SIDES]
     for k in range(p[P_OBS_SIZE]):
-        obs[k] = 0.0
+        obs[g, k] = 0.0
     phase = I[g, PHASE]
     v = I[g, CUR] if phase != OVER else 0
     m = M[g, HANDS + v]
     while m:
-        _put(obs, scatter, v, p[P_O_HAND] + v * c + low_card(m), 1.0)
+        _put(obs, g, T, v, p[P_O_HAND] + v * c + low_card(m), 1.0)
         m &= m - ONE
-    _put(obs, scatter, v, p[P_O_PHASE] + phase, 1.0)
+    _put(obs, g, T, v, p[P_O_PHASE] + phase, 1.0)
     if phase != OVER:
-        _put(obs, scatter, v, p[P_O_DEALER] + I[g, DEALER], 1.0)
-        _put(obs, scatter, v, p[P_O_CURRENT] + I[g, CUR], 1.0)
+        _put(obs, g, T, v, p[P_O_DEALER] + I[g, DEALER], 1.0)
+        _put(obs, g, T, v, p[P_O_CURRENT] + I[g, CUR], 1.0)
     if I[g, PITCHER] >= 0:
-        _put(obs, scatter, v, p[P_O_PITCHER] + I[g, PITCHER], 1.0)
-        _put(obs, scatter, v, p[P_O_CONTRACT] + bid_slot[I[g, CONTRACT]], 1.0)
+        _put(obs, g, T, v, p[P_O_PITCHER] + I[g, PITCHER], 1.0)
+        _put(obs, g, T, v, p[P_O_CONTRACT] + T[bid_slot + I[g, CONTRACT]], 1.0)
     nb = p[P_BID_SLOTS]
     for k in range(I[g, NBIDS]):
-        _put(obs, scatter, v, p[P_O_BIDS] + I[g, BIDSEAT + k] * nb + bid_slot[I[g, BIDVAL + k]], 1.0)
+        _put(obs, g, T, v, p[P_O_BIDS] + I[g, BIDSEAT + k] * nb + T[bid_slot + I[g, BIDVAL + k]], 1.0)
     trump = I[g, TRUMP]
     if trump >= 0:
-        _put(obs, scatter, v, p[P_O_TRUMP] + trump, 1.0)
+        _put(obs, g, T, v, p[P_O_TRUMP] + trump, 1.0)
     if I[g, TLEN] > 0:
-        _put(obs, scatter, v, p[P_O_LEADER] + I[g, LEADER], 1.0)
+        _put(obs, g, T, v, p[P_O_LEADER] + I[g, LEADER], 1.0)
         for k in range(I[g, TLEN]):
-            _put(obs, scatter, v, p[P_O_TRICK] + I[g, TSEAT + k] * c + I[g, TCARD + k], 1.0)
+            _put(obs, g, T, v, p[P_O_TRICK] + I[g, TSEAT + k] * c + I[g, TCARD + k], 1.0)
     for s in range(n):
         m = M[g, PLAYEDBY + s]
         while m:
-            _put(obs, scatter, v, p[P_O_PLAYED] + s * c + low_card(m), 1.0)
+            _put(obs, g, T, v, p[P_O_PLAYED] + s * c + low_card(m), 1.0)
             m &= m - ONE
     if p[P_USES_STOCK]:
         for s in range(n):
-            _put(obs, scatter, v, p[P_O_DRAW_COUNTS] + s, np.float32(I[g, NDRAW + s] / c))
+            _put(obs, g, T, v, p[P_O_DRAW_COUNTS] + s, np.float32(I[g, NDRAW + s] / c))
         if I[g, STOCK_TO] >= 0:
-            _put(obs, scatter, v, p[P_O_STOCK_TO] + I[g, STOCK_TO], 1.0)
+            _put(obs, g, T, v, p[P_O_STOCK_TO] + I[g, STOCK_TO], 1.0)
         m = M[g, DISC + v]
         while m:
-            _put(obs, scatter, v, p[P_O_DISCARDS] + v * c + low_card(m), 1.0)
+            _put(obs, g, T, v, p[P_O_DISCARDS] + v * c + low_card(m), 1.0)
             m &= m - ONE
         m = M[g, DRAWN + v]
         while m:
-            _put(obs, scatter, v, p[P_O_DRAWS] + v * c + low_card(m), 1.0)
+            _put(obs, g, T, v, p[P_O_DRAWS] + v * c + low_card(m), 1.0)
             m &= m - ONE
     for s in range(sides):
         if trump >= 0:
-            _put(obs, scatter, v, p[P_O_POINTS_WON] + s, np.float32(I[g, PW + s] / p[P_MAX_POINTS]))
-        _put(obs, scatter, v, p[P_O_GAME_POINTS] + s, np.float32(I[g, GP + s] / p[P_TOTAL_GAME_POINTS]))
-        _put(obs, scatter, v, p[P_O_SCORES] + s, np.float32(I[g, SCORES + s] / p[P_TARGET]))
+            _put(obs, g, T, v, p[P_O_POINTS_WON] + s, np.float32(I[g, PW + s] / p[P_MAX_POINTS]))
+        _put(obs, g, T, v, p[P_O_GAME_POINTS] + s, np.float32(I[g, GP + s] / p[P_TOTAL_GAME_POINTS]))
+        _put(obs, g, T, v, p[P_O_SCORES] + s, np.float32(I[g, SCORES + s] / p[P_TARGET]))
     for s in range(n):
-        _put(obs, scatter, v, p[P_O_CARDS_LEFT] + s,
+        _put(obs, g, T, v, p[P_O_CARDS_LEFT] + s,
              np.float32(popcount(M[g, HANDS + s]) / p[P_HAND_SIZE]))
-    _put(obs, scatter, v, p[P_O_HANDS_PLAYED], np.float32(I[g, HAND] / p[P_MAX_HANDS]))
+    _put(obs, g, T, v, p[P_O_HANDS_PLAYED], np.float32(I[g, HAND] / p[P_MAX_HANDS]))
 
 
 # ------------------------------------------------------------------ batch entry points
 @njit(cache=True)
-def reset_many(games, seeds, dealers, I, M, D, O, T, obs, mask):
+def reset_many(games, seeds, dealers, I, M, T, U, obs, mask):
     for k in range(games.shape[0]):
         g = games[k]
-        reset_game(g, seeds[k], dealers[k], I, M, D, O, T)
-        write_mask(g, I, M, T, mask[g])
-        write_obs(g, I, M, D, O, T, obs[g])
+        reset_game(g, seeds[k], dealers[k], I, M, T, U)
+        write_mask(g, I, M, T, U, mask)
+        write_obs(g, I, M, T, U, obs)
 
 
 @njit(cache=True)
-def step_all(actions, I, M, D, O, T, obs, mask, log, observe):
+def step_all(actions, I, M, T, U, obs, mask, log, observe):
     """One move in every game not over: flags HAND_END/GAME_END, logs the action, refreshes mask and
     observation. Returns how many games ended."""
     ended = 0
@@ -621,11 +626,11 @@ def step_all(actions, I, M, D, O, T, obs, mask, log, observe):
         if k < cap:
             log[g, k] = actions[g]
         I[g, LOGLEN] = k + 1
-        apply(g, actions[g], I, M, D, O, T)
+        apply(g, actions[g], I, M, T, U)
         ended += I[g, GAME_END]
-        write_mask(g, I, M, T, mask[g])
+        write_mask(g, I, M, T, U, mask)
         if observe:
-            write_obs(g, I, M, D, O, T, obs[g])
+            write_obs(g, I, M, T, U, obs)
     return ended
 
 

@@ -33,29 +33,32 @@ KNOWN_CHOICES = {
 
 @dataclass(frozen=True)
 class Compiled:
+    """The compiled rules: ``T`` and ``U`` are what the kernels read; the named arrays are views into them."""
+
     rules: Rules
     layout: ActionLayout
     observer: Observer
+    T: np.ndarray  # int64: the params (kernels.PARAMS), then each table below, flattened
+    U: np.ndarray  # uint64: trump masks by trump suit, then suit masks [trump][suit]
     params: np.ndarray  # int64[len(kernels.PARAMS)]
-    side_of: np.ndarray  # int64[n]
-    strength: np.ndarray  # int64[4, 54]: 0 non-trump, 1… trumps (low to high), by trump suit
-    suit: np.ndarray  # int64[4, 54]: the card's suit for following, by trump suit
+    side_of: np.ndarray  # [n]
+    strength: np.ndarray  # [4, 54]: 0 non-trump, 1… trumps (low to high), by trump suit
+    suit: np.ndarray  # [4, 54]: the card's suit for following, by trump suit
+    order: np.ndarray  # [4, 16]: trumps lowest first
+    keys: np.ndarray  # [4, 4, 54]: trick keys [trump][suit led][card]
+    card_points: np.ndarray  # [4, 54]: a point-card scheme's value of each card to its capturer
+    captured_points: np.ndarray  # [4, 54]: points a captured card secures (the observation's points_won)
+    game_points: np.ndarray  # [54]
+    bid_of_action: np.ndarray  # [actions]: the bid a bid action stands for (-1 for other actions)
+    action_of_bid: np.ndarray  # [SHOOT + 1]: the bid action of each bid value (-1 none)
+    bid_slot: np.ndarray  # [SHOOT + 1]: the observation slot of each bid value
+    scatter: np.ndarray  # [n, table_size]: observation column of each table column, per viewer (-1: hidden)
     trump_mask: np.ndarray  # uint64[4]
-    suit_masks: np.ndarray  # uint64[4, 4]: [trump][suit]
-    order: np.ndarray  # int64[4, 16]: trumps lowest first
-    keys: np.ndarray  # int64[4, 4, 54]: trick keys [trump][suit led][card]
-    card_points: np.ndarray  # int64[4, 54]: a point-card scheme's value of each card to its capturer
-    captured_points: np.ndarray  # int64[4, 54]: points a captured card secures (the observation's points_won)
-    game_points: np.ndarray  # int64[54]
-    bid_of_action: np.ndarray  # int64[actions]: the bid a bid action stands for (-1 for other actions)
-    action_of_bid: np.ndarray  # int64[SHOOT + 1]: the bid action of each bid value (-1 none)
-    bid_slot: np.ndarray  # int64[SHOOT + 1]: the observation slot of each bid value
-    scatter: np.ndarray  # int64[n, table_size]: observation column of each table column, per viewer (-1: hidden)
+    suit_masks: np.ndarray  # uint64[4, 4]
 
-    def kernel_tables(self) -> tuple:
-        return (self.params, self.side_of, self.strength, self.suit, self.trump_mask, self.suit_masks, self.order,
-                self.keys, self.card_points, self.captured_points, self.game_points, self.bid_of_action,
-                self.action_of_bid, self.bid_slot, self.scatter)
+
+_TABLES = ("side_of", "strength", "suit", "order", "keys", "card_points", "captured_points", "game_points",
+           "bid_of_action", "action_of_bid", "bid_slot", "scatter")
 
 
 def compile_rules(rules: Rules) -> Compiled:
@@ -118,11 +121,26 @@ def compile_rules(rules: Rules) -> Compiled:
     for option, known in KNOWN_CHOICES.items():
         if getattr(rules, option) not in known:
             raise ValueError(f"the batched engine does not play {option}={getattr(rules, option)!r} yet")
-    params = np.array([int(values[name]) for name in PARAMS], np.int64)
-    return Compiled(
-        rules, layout, observer, params, np.array([rules.side_of(s) for s in range(n)], np.int64), strength, suit,
-        trump_mask, suit_masks, order, keys, card_points, captured_points, np.array(GAME_POINTS, np.int64),
-        bid_of_action, action_of_bid, bid_slot, scatter)
+    flat = dict(
+        side_of=np.array([rules.side_of(s) for s in range(n)], np.int64), strength=strength, suit=suit, order=order,
+        keys=keys, card_points=card_points, captured_points=captured_points,
+        game_points=np.array(GAME_POINTS, np.int64), bid_of_action=bid_of_action, action_of_bid=action_of_bid,
+        bid_slot=bid_slot, scatter=scatter)
+    at = len(PARAMS)
+    for name in _TABLES:
+        values[f"t_{name}"] = at
+        at += flat[name].size
+    values["table_size"] = observer.table_size
+    T = np.concatenate([np.array([int(values[name]) for name in PARAMS], np.int64)]
+                       + [flat[name].ravel() for name in _TABLES])
+    views, at = {}, len(PARAMS)
+    for name in _TABLES:
+        views[name] = T[at:at + flat[name].size].reshape(flat[name].shape)
+        at += flat[name].size
+    U = np.concatenate([trump_mask, suit_masks.ravel()])
+    return Compiled(rules, layout, observer, T, U, T[:len(PARAMS)], trump_mask=U[:4],
+                    suit_masks=U[4:].reshape(4, 4), **views)
+
 
 def check_cache() -> None:
     """Refuse kernels (perhaps loaded from numba's cache) that were compiled against other engine constants."""
