@@ -184,7 +184,7 @@ def _playable(g, I, M, T, U):
     return hand
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def write_mask(g, I, M, T, U, mask):
     p = T
     a = p[P_ACTIONS]
@@ -228,7 +228,7 @@ def write_mask(g, I, M, T, U, mask):
 
 
 # ------------------------------------------------------------------ moves
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _start_trick(g, leader, I, M, T, U):
     n = T[P_N]
     k = 0
@@ -319,7 +319,7 @@ def _exchange(g, I, M, T, U):
         _next_discarder(g, I, M, T, U)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _bid(g, action, I, M, T, U):
     p = T
     seat = I[g, CUR]
@@ -348,7 +348,7 @@ def _bid(g, action, I, M, T, U):
         _start_play(g, I, M, T, U)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _play(g, card, I, M, T, U):
     p = T
     seat = I[g, CUR]
@@ -381,7 +381,7 @@ def _play(g, card, I, M, T, U):
     _start_trick(g, best, I, M, T, U)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def apply(g, action, I, M, T, U):
     """Take a legal ``action`` for the seat to move of game ``g``."""
     p = T
@@ -541,7 +541,7 @@ def _put(obs, g, T, v, col, value):
         obs[g, j] = value
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def write_obs(g, I, M, T, U, obs):
     """Seat to move's observation (observer.py's vector): each table fact scattered to its column."""
     p = T
