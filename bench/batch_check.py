@@ -169,15 +169,17 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.batch_check", description=__doc__.split("\n\n")[0])
     p.add_argument("--games", type=int, default=100_000, help="finish at least this many games (default 100000)")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--envs", type=int, default=32, help="games stepped together per rule mix")
-    p.add_argument("--steps", type=int, default=600, help="moves per rule mix")
+    p.add_argument("--envs", type=int, default=16, help="games stepped together per rule mix")
+    p.add_argument("--steps", type=int, default=300, help="moves per rule mix")
+    p.add_argument("--vary", type=float, default=0.5, help="chance that each option is drawn from its values")
     args = p.parse_args(argv)
     rng = random.Random(args.seed)
     totals = {"decisions": 0, "games": 0, "hands": 0, "records": 0, "mixes": 0}
+    configs = set()
     start = time.perf_counter()
     while totals["games"] < args.games:
         variant = rng.choice(tuple(PRESET_PLAYERS))
-        options = draw_options(rng, variant)
+        options = draw_options(rng, variant, args.vary)
         reward = rng.choice(("game", "hand", "relative"))
         seed = rng.randrange(2**40)
         try:
@@ -189,12 +191,15 @@ def main(argv=None) -> int:
         for k, v in counts.items():
             totals[k] += v
         totals["mixes"] += 1
+        configs.add((variant, options["num_players"], options.get("partnerships")))
         if totals["mixes"] % 50 == 0:
             print(f"  {totals['games']} games, {totals['decisions']} decisions, {totals['mixes']} rule mixes, "
                   f"{time.perf_counter() - start:.0f} s", flush=True)
     print(f"batch check: {totals['games']} games, {totals['hands']} hands, {totals['decisions']} decisions over "
           f"{totals['mixes']} rule mixes, {totals['records']} records compared and replayed, in "
           f"{time.perf_counter() - start:.0f} s: all identical to the reference engine")
+    print(f"  {len(configs)} (variant, players, partnerships) settings: "
+          + ", ".join(f"{v} {n}p{'' if p is None else (' partners' if p else ' solo')}" for v, n, p in sorted(configs, key=str)))
     return 0
 
 
