@@ -186,32 +186,37 @@ def _playable(g, I, M, T, U):
 
 @njit(cache=True, inline="always")
 def write_mask(g, I, M, T, U, mask):
-    p = T
-    a = p[P_ACTIONS]
-    for k in range(a):
+    for k in range(T[P_ACTIONS]):
         mask[g, k] = 0
-    phase = I[g, PHASE]
-    if phase == PLAY:
+    if I[g, PHASE] == PLAY:  # nearly every move: kept apart so that it compiles to a tight loop
         m = _playable(g, I, M, T, U)
-        base = p[P_PLAY_BASE]
+        base = T[P_PLAY_BASE]
         while m:
             mask[g, base + low_card(m)] = 1
             m &= m - ONE
-    elif phase == BID:
+    else:
+        _mask_other(g, I, M, T, U, mask)
+
+
+@njit(cache=True)
+def _mask_other(g, I, M, T, U, mask):
+    p = T
+    phase = I[g, PHASE]
+    if phase == BID:
         seat, dealer, high = I[g, CUR], I[g, DEALER], I[g, HIGH]
         is_dealer = seat == dealer
-        stuck = is_dealer and p[P_STICK_DEALER] and high == PASS
+        stuck = is_dealer and p[P_STICK_DEALER] != 0 and high == PASS
         if not stuck:
             mask[g, 0] = 1
         if high != p[P_SHOOT_VALUE]:
             lowest = high + 1
-            if is_dealer and p[P_STEAL] and high != PASS:
+            if is_dealer and p[P_STEAL] != 0 and high != PASS:
                 lowest = high
             if stuck:
                 lowest = max(lowest, p[P_STICK_MIN])
             for b in range(max(lowest, p[P_MIN_BID]), p[P_MAX_BID] + 1):
                 mask[g, T[T[P_T_ACTION_OF_BID] + b]] = 1
-            if p[P_SHOOT_MOON] or (p[P_SHOOT_DEALER_DOUBLE] and is_dealer):
+            if p[P_SHOOT_MOON] != 0 or (p[P_SHOOT_DEALER_DOUBLE] != 0 and is_dealer):
                 mask[g, p[P_SHOOT_ACTION]] = 1
     elif phase == DECLARE:
         for s in range(4):
@@ -542,6 +547,17 @@ def _put(obs, g, T, v, col, value):
 
 
 @njit(cache=True, inline="always")
+def _put_cards(obs, g, T, v, row, m):
+    """The cards of mask ``m`` into the table row starting at column ``row`` (a card row stays one
+    contiguous run in every observation: tables.py checks it)."""
+    j = T[T[P_T_SCATTER] + v * T[P_TABLE_SIZE] + row]
+    if j >= 0:
+        while m:
+            obs[g, j + low_card(m)] = 1.0
+            m &= m - ONE
+
+
+@njit(cache=True, inline="always")
 def write_obs(g, I, M, T, U, obs):
     """Seat to move's observation (observer.py's vector): each table fact scattered to its column."""
     p = T
@@ -551,10 +567,7 @@ def write_obs(g, I, M, T, U, obs):
         obs[g, k] = 0.0
     phase = I[g, PHASE]
     v = I[g, CUR] if phase != OVER else 0
-    m = M[g, HANDS + v]
-    while m:
-        _put(obs, g, T, v, p[P_O_HAND] + v * c + low_card(m), 1.0)
-        m &= m - ONE
+    _put_cards(obs, g, T, v, p[P_O_HAND] + v * c, M[g, HANDS + v])
     _put(obs, g, T, v, p[P_O_PHASE] + phase, 1.0)
     if phase != OVER:
         _put(obs, g, T, v, p[P_O_DEALER] + I[g, DEALER], 1.0)
@@ -573,23 +586,14 @@ def write_obs(g, I, M, T, U, obs):
         for k in range(I[g, TLEN]):
             _put(obs, g, T, v, p[P_O_TRICK] + I[g, TSEAT + k] * c + I[g, TCARD + k], 1.0)
     for s in range(n):
-        m = M[g, PLAYEDBY + s]
-        while m:
-            _put(obs, g, T, v, p[P_O_PLAYED] + s * c + low_card(m), 1.0)
-            m &= m - ONE
+        _put_cards(obs, g, T, v, p[P_O_PLAYED] + s * c, M[g, PLAYEDBY + s])
     if p[P_USES_STOCK]:
         for s in range(n):
             _put(obs, g, T, v, p[P_O_DRAW_COUNTS] + s, np.float32(I[g, NDRAW + s] / c))
         if I[g, STOCK_TO] >= 0:
             _put(obs, g, T, v, p[P_O_STOCK_TO] + I[g, STOCK_TO], 1.0)
-        m = M[g, DISC + v]
-        while m:
-            _put(obs, g, T, v, p[P_O_DISCARDS] + v * c + low_card(m), 1.0)
-            m &= m - ONE
-        m = M[g, DRAWN + v]
-        while m:
-            _put(obs, g, T, v, p[P_O_DRAWS] + v * c + low_card(m), 1.0)
-            m &= m - ONE
+        _put_cards(obs, g, T, v, p[P_O_DISCARDS] + v * c, M[g, DISC + v])
+        _put_cards(obs, g, T, v, p[P_O_DRAWS] + v * c, M[g, DRAWN + v])
     for s in range(sides):
         if trump >= 0:
             _put(obs, g, T, v, p[P_O_POINTS_WON] + s, np.float32(I[g, PW + s] / p[P_MAX_POINTS]))

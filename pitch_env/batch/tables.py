@@ -98,6 +98,12 @@ def compile_rules(rules: Rules) -> Compiled:
     for v in range(n):
         scatter[v, observer.index[v]] = np.arange(observer.size)
     o = observer.table_offsets
+    for name in ("hand", "trick", "played", "discards", "draws"):  # card rows the kernels write as one run
+        if name in o:
+            for v in range(n):
+                for row in range(n):
+                    cols = scatter[v, o[name] + row * deck:o[name] + (row + 1) * deck]
+                    assert (cols == -1).all() or (cols == cols[0] + np.arange(deck)).all(), name
     end = rules.bid_ends_auction
     values = dict(
         n=n, sides=rules.num_sides, deck=deck, hand_size=rules.hand_size, min_bid=rules.min_bid,
