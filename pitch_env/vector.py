@@ -25,6 +25,7 @@ import random
 import numpy as np
 
 from .batch import BatchEngine
+from .batch.kernels import first_refused
 from .engine import Game
 from .record import game_record
 from .rewards import game_rewards, hand_rewards, relative_rewards, win_bonuses
@@ -116,7 +117,7 @@ class VectorEnv:
         actions = self._check(actions)
         e, r = self.engine, self.rules
         ended = e.step(actions)
-        rewards = np.zeros((self.num_envs, r.num_players), np.float64)
+        rewards = np.zeros((self.num_envs, r.num_players), np.float32)
         if self._per_hand is not None:
             hands = np.flatnonzero(e.hand_ended)
             if len(hands):
@@ -140,7 +141,7 @@ class VectorEnv:
             e.reset(seeds, games)
         else:
             terminated = truncated = np.zeros(self.num_envs, bool)
-        out = self._out(rewards.astype(np.float32))
+        out = self._out(rewards)
         out.update(terminated=terminated, truncated=truncated, scores=scores, winner=winner)
         return out
 
@@ -179,15 +180,12 @@ class VectorEnv:
         if a.dtype.kind not in "iu":
             raise ValueError(f"actions have dtype {a.dtype}: give integer action indices (e.g. int64), not "
                              f"{a.dtype.name}")
-        size = self.layout.size
-        bad = np.flatnonzero((a < 0) | (a >= size))
-        if len(bad):
-            raise ValueError(f"game {bad[0]}: action {a[bad[0]]} is out of range: actions are integers 0 to {size - 1}")
         a = a.astype(np.int64, copy=False)
-        legal = self.engine.mask[self._arange, a]
-        bad = np.flatnonzero(legal == 0)
-        if len(bad):
-            g = bad[0]
+        g = first_refused(a, self.engine.mask)
+        if g >= 0:
+            size = self.layout.size
+            if not 0 <= a[g] < size:
+                raise ValueError(f"game {g}: action {a[g]} is out of range: actions are integers 0 to {size - 1}")
             names = [self.layout.names[i] for i in np.flatnonzero(self.engine.mask[g])]
             raise ValueError(f"game {g}: illegal action {self.layout.names[a[g]]!r} ({a[g]}) for seat "
                              f"{self.engine.current_seat[g]}; legal now: {', '.join(names)}")

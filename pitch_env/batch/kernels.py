@@ -616,6 +616,17 @@ def reset_many(games, seeds, dealers, I, M, T, U, obs, mask):
 
 
 @njit(cache=True)
+def first_refused(actions, mask):
+    """The first game whose action is out of range or not legal now, or -1 when every action is."""
+    size = mask.shape[1]
+    for g in range(actions.shape[0]):
+        a = actions[g]
+        if a < 0 or a >= size or mask[g, a] == 0:
+            return g
+    return -1
+
+
+@njit(cache=True)
 def step_all(actions, I, M, T, U, obs, mask, log, observe):
     """One move in every game not over: flags HAND_END/GAME_END, logs the action, refreshes mask and
     observation. Returns how many games ended."""
