@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine import OVER, first_dealer
-from ..rules import Rules
+from pitch_env.engine import OVER, first_dealer
+from pitch_env.rules import Rules
 from . import kernels as K
 from .tables import Compiled, check_cache, compile_rules
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..engine import BID, DECLARE, DISCARD, OVER, PASS, PLAY, STOCK
-from ..cards import JACK
+from pitch_env.engine import BID, DECLARE, DISCARD, OVER, PASS, PLAY, STOCK
+from pitch_env.cards import JACK
 
 MAX_SEATS, MAX_CARDS, MAX_TRUMPS = 7, 54, 16
 NO_END = -1  # bid_ends_auction=None

@@ -12,12 +12,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..actions import ActionLayout
-from ..cards import GAME_POINTS, JACK, trump_table
-from ..engine import BID, DECLARE, DISCARD, OVER, PASS, PHASES, PLAY, STOCK, bid_value, trick_keys
-from ..observer import TOTAL_GAME_POINTS, Observer
-from ..rules import EXCHANGE_HAND_SIZE, Rules
-from ..scoring import DEALER_DOUBLE_VALUE, SCHEMES, SHOOT, points_captured
+from pitch_env.actions import ActionLayout
+from pitch_env.cards import GAME_POINTS, JACK, trump_table
+from pitch_env.engine import BID, DECLARE, DISCARD, OVER, PASS, PHASES, PLAY, STOCK, bid_value, trick_keys
+from pitch_env.observer import TOTAL_GAME_POINTS, Observer
+from pitch_env.rules import EXCHANGE_HAND_SIZE, Rules
+from pitch_env.scoring import DEALER_DOUBLE_VALUE, SCHEMES, SHOOT, points_captured
 from . import kernels
 from .kernels import MAX_CARDS, MAX_TRUMPS, NO_END, PARAMS
 
