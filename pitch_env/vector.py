@@ -13,12 +13,14 @@ pitch_env/rewards.py as in the AEC env. ``reset()`` and ``step(actions)`` return
 
 A game that ends is reset in the same step (its next game is dealt from the next seed), so
 ``observation`` is always a decision to take. ``finished_records()`` returns the ``pitch-record/1``
-records (docs/record.md) of the games finished since its last call; ``pitch replay`` accepts them.
+records (docs/record.md) of the games finished since its last call (at most the latest 10,000);
+``pitch replay`` accepts them.
 The arrays returned are the env's own and change at the next call unless ``copy=True`` (the default).
 """
 
 from __future__ import annotations
 
+import collections
 import math
 import random
 
@@ -33,6 +35,7 @@ from .rules import rules as make_rules
 
 REWARDS = ("game", "hand", "relative")
 MAX_REWARD = 1e6  # as the AEC env: a reward option stays a plain, finite number
+MAX_KEPT_RECORDS = 10_000  # finished games kept for finished_records() (a few kB each): older ones are dropped
 
 
 def vector_env(variant: str = "setback", num_envs: int = 64, seed: int | None = None, **options) -> "VectorEnv":
@@ -84,7 +87,7 @@ class VectorEnv:
         self._per_hand = None if per_hand is None else np.array([per_hand(r, e) for e in basis], np.float64)
         self._bonus = np.array([win_bonuses(r, None, bonus)] + [win_bonuses(r, w, bonus) for w in range(s)],
                                np.float64)
-        self._finished: list[tuple[int, list[int], list]] = []
+        self._finished: collections.deque = collections.deque(maxlen=MAX_KEPT_RECORDS)
         self._arange = np.arange(self.num_envs)
         self._has_reset = False
 
@@ -135,7 +138,7 @@ class VectorEnv:
             truncated = e.game_ended & e.truncated
             if self.keep_records:
                 for g in games:
-                    self._finished.append((e.seed_of(g), e.actions_of(g), e.deals_of(g)))
+                    self._finished.append(e.finished_game(g))
             seeds = self._next_seed + np.arange(len(games))
             self._next_seed += len(games)
             e.reset(seeds, games)
@@ -146,12 +149,15 @@ class VectorEnv:
         return out
 
     def finished_records(self) -> list[dict]:
-        """The ``pitch-record/1`` records of the games finished since the last call, in the order they ended."""
-        done, self._finished = self._finished, []
+        """The ``pitch-record/1`` records of the games finished since the last call, in the order they ended (the
+        latest MAX_KEPT_RECORDS of them: a loop that never asks keeps no more)."""
+        done = list(self._finished)
+        self._finished.clear()
         out = []
-        for seed, actions, deals in done:
-            g = Game(self.rules, seed=seed, deals=[{"deal": hands, "stock": stock} for hands, stock in deals])
-            for a in actions:
+        for seed, first, hands, actions in done:
+            deals = self.engine.deals(seed, first, hands)
+            g = Game(self.rules, seed=seed, deals=[{"deal": h, "stock": stock} for h, stock in deals])
+            for a in actions.tolist():
                 g.apply(a)
             if not g.is_over:
                 raise RuntimeError(f"the game with seed {seed} replays unfinished: the batched engine and the "

@@ -129,6 +129,21 @@ def test_finished_records_are_accepted_by_pitch_replay(tmp_path, capsys):
     assert records[0]["winner"] is not None or records[0]["truncated"]
 
 
+def test_only_the_latest_finished_games_are_kept_for_records(monkeypatch):
+    import pitch_env.vector as vector
+
+    def play():
+        env = pitch_env.vector_env("ten_point", num_envs=16, seed=5)
+        out, rng = env.reset(), np.random.default_rng(0)
+        for _ in range(300):
+            out = env.step(_random(out, rng))
+        return env.finished_records()
+
+    every = play()
+    monkeypatch.setattr(vector, "MAX_KEPT_RECORDS", 3)
+    assert len(every) > 3 and play() == every[-3:]
+
+
 def _examples() -> list[str]:
     text = (ROOT / "docs" / "environment.md").read_text(encoding="utf-8")
     section = text.split("## Vector environment", 1)[1]

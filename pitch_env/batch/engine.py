@@ -127,7 +127,13 @@ class BatchEngine:
             hands[K.dealt_to(i, dealer, n, hs)] = tuple(int(c) for c in deck[i * hs:(i + 1) * hs])
         return tuple(hands), tuple(int(c) for c in deck[n * hs:r.deck])
 
-    def deals_of(self, game: int) -> list:
-        """Every hand game ``game`` has been dealt so far, for ``Game(deals=...)``."""
-        n, seed, first = self.rules.num_players, self.seed_of(game), self.first_dealer_of(game)
-        return [self.deal(seed, h, (first + h - 1) % n) for h in range(1, self.hands_of(game) + 1)]
+    def finished_game(self, game: int) -> tuple[int, int, int, np.ndarray]:
+        """What replays game ``game`` in the reference engine, compactly: (seed, first dealer, hands dealt,
+        actions as int16)."""
+        return (self.seed_of(game), self.first_dealer_of(game), self.hands_of(game),
+                self.log[game, :self.I[game, K.LOGLEN]].copy())
+
+    def deals(self, seed: int, first_dealer: int, hands: int) -> list:
+        """The first ``hands`` deals of the game with ``seed``, for ``Game(deals=...)``."""
+        n = self.rules.num_players
+        return [self.deal(seed, h, (first_dealer + h - 1) % n) for h in range(1, hands + 1)]
