@@ -35,6 +35,7 @@ from .rules import rules as make_rules
 
 REWARDS = ("game", "hand", "relative")
 MAX_REWARD = 1e6  # as the AEC env: a reward option stays a plain, finite number
+MAX_ENVS = 65_536  # games per env: a few kB each, so at most a few hundred MB
 MAX_KEPT_RECORDS = 10_000  # finished games kept for finished_records() (a few kB each): older ones are dropped
 
 
@@ -47,9 +48,10 @@ class VectorEnv:
     def __init__(self, variant: str = "setback", num_envs: int = 64, seed: int | None = None,
                  reward: str = "game", win_bonus: float | None = None, copy: bool = True, records: bool = True,
                  **options):
-        if not isinstance(num_envs, (int, np.integer)) or isinstance(num_envs, bool) or not 1 <= num_envs <= 2**20:
+        if (not isinstance(num_envs, (int, np.integer)) or isinstance(num_envs, bool)
+                or not 1 <= num_envs <= MAX_ENVS):
             raise ValueError(f"num_envs={num_envs!r} is not allowed: give the number of games, an integer from 1 "
-                             f"to {2**20}")
+                             f"to {MAX_ENVS} (each takes a few kB)")
         if reward not in REWARDS:
             raise ValueError(f"env option reward={reward!r} is not allowed: choose one of "
                              f"{', '.join(map(repr, REWARDS))}")

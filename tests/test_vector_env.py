@@ -105,7 +105,8 @@ def test_bad_options_get_the_aec_envs_one_line_errors(options):
     assert "\n" not in str(vec.value)
 
 
-@pytest.mark.parametrize("num_envs,seed", [(0, 1), (2.0, 1), (True, 1), (2, -1), (2, 1.5), (2, "x")])
+@pytest.mark.parametrize("num_envs,seed", [(0, 1), (2.0, 1), (True, 1), (2**17, 1), (2, -1), (2, 1.5), (2, "x"),
+                                           (2, 2**62)])
 def test_bad_sizes_and_seeds_are_refused_in_one_line(num_envs, seed):
     with pytest.raises(ValueError, match=r"num_envs|seed") as e:
         pitch_env.vector_env("setback", num_envs=num_envs, seed=seed)
