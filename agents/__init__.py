@@ -10,6 +10,8 @@ a policy file or folder: agents/checkpoint.py), ``human``.
 
 from __future__ import annotations
 
+from pitch_env.rules import Rules
+
 from .base import Agent, RandomAgent
 
 SPEC_FORMS = ("random", "heuristic", "pimc:N", "pimc:N:B", "pimcnet:N:PATH", "checkpoint:PATH", "human")
@@ -25,9 +27,15 @@ def spec_error(spec) -> ValueError:
 
 
 def make(spec: str, env, seed: int | None = None) -> Agent:
-    """Build the agent ``spec`` names for ``env`` (its rules and action layout)."""
+    """Build the agent ``spec`` names for ``env`` (its rules and action layout). ``env`` may be a Rules
+    instead: the agent then plays any env of those rules whose infos carry the mover's ``info_state``
+    (``pitch_env.env(rules, info_state=True)``, the tournament's and the trainers' games)."""
     if not isinstance(spec, str):
         raise spec_error(spec)
+    if isinstance(env, Rules):
+        import pitch_env
+
+        env = pitch_env.env(env)
     kind, _, arg = spec.strip().partition(":")
     kind = kind.lower()
     if kind == "random" and not arg:

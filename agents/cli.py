@@ -100,7 +100,9 @@ def _rules_args(p) -> None:
                    help="change any rules option of docs/rules.md, e.g. --rule target_score=21 (repeatable)")
 
 
-def _rules_options(args) -> dict:
+def rules_of(args) -> pitch_env.Rules:
+    """The Rules of ``--variant``, ``--num-players``, ``--partnerships``/``--solo`` and ``--rule``: built
+    once here and passed as this one object to the env, the agents and the tournament."""
     options = {}
     if args.num_players is not None:
         options["num_players"] = args.num_players
@@ -111,7 +113,7 @@ def _rules_options(args) -> dict:
         if not sep:
             raise ValueError(f"--rule {item!r}: write OPTION=VALUE, e.g. --rule target_score=21")
         options[key.strip()] = _value(value.strip())
-    return options
+    return pitch_env.rules(args.variant, **options)
 
 
 def _value(text: str):
@@ -133,8 +135,7 @@ def cmd_tournament(args) -> int:
 
     try:
         specs = split_specs(args.agents)
-        options = _rules_options(args)
-        rules = pitch_env.rules(args.variant, **options)
+        rules = rules_of(args)
         check_counts(args.games, args.workers)
         if args.resume and not args.results:
             raise ValueError("--resume continues the tournament in --results FILE: give that file")
@@ -148,11 +149,11 @@ def cmd_tournament(args) -> int:
             if not 1 <= args.html_games <= MAX_PAGES:
                 raise ValueError(f"--html-games {args.html_games}: show 1 to {MAX_PAGES} games")
             check_folder(args.html)
-        check_specs(args.variant, options, rules, specs)
+        check_specs(rules, specs)
         with term_as_interrupt():
-            result = run_tournament(args.variant, specs, games=args.games, seed=args.seed, workers=args.workers,
+            result = run_tournament(rules, specs, games=args.games, seed=args.seed, workers=args.workers,
                                     progress=not args.quiet, results=args.results, resume=args.resume,
-                                    keep_records=args.html_games if args.html else 0, **options)
+                                    keep_records=args.html_games if args.html else 0)
     except ValueError as e:
         return fail(str(e))
     except KeyboardInterrupt:  # while the agents were still being built: nothing played yet
@@ -173,7 +174,7 @@ def cmd_tournament(args) -> int:
     except OSError as e:
         return fail(f"could not write the report: {e}")
     if result.interrupted:
-        again = (f"rerun the same command with --resume to finish it" if args.results else
+        again = ("rerun the same command with --resume to finish it" if args.results else
                  "add --results FILE next time to be able to resume")
         print(f"Interrupted: {result.config['games']} of {result.config['planned_games']} games played; {again}.",
               file=sys.stderr)
@@ -187,8 +188,8 @@ def cmd_play(args, read=input, write=print) -> int:
     from .human import HumanAgent, InputLost, QuitGame
 
     try:
-        options = _rules_options(args)
-        env = pitch_env.env(args.variant, info_state=True, **options)  # the opponents read the mover's info
+        rules = rules_of(args)
+        env = pitch_env.env(rules, info_state=True)  # the opponents read the mover's info
         if args.save:
             check_output_path(args.save, "--save")
     except ValueError as e:
@@ -198,7 +199,7 @@ def cmd_play(args, read=input, write=print) -> int:
     if not 0 <= args.seat < n:
         return fail(f"--seat {args.seat}: choose a seat from 0 to {n - 1}")
     if args.opponents is None:  # the strongest agent of the game; it loads only for the preset's rules
-        args.opponents = f"checkpoint:{args.variant}" if not options else "heuristic"
+        args.opponents = f"checkpoint:{args.variant}" if rules == pitch_env.rules(args.variant) else "heuristic"
     specs = [s.strip() for s in args.opponents.split(",") if s.strip()]
     if len(specs) == 1:
         specs = specs * (n - 1)
@@ -223,7 +224,7 @@ def cmd_play(args, read=input, write=print) -> int:
     env.reset(seed=seed)
     for p in players.values():
         p.reset()
-    write(_intro(raw.rules, labels, args.seat, seed, args.variant))
+    write(_intro(rules, labels, args.seat, seed))
     shown = 0
     try:
         with term_as_interrupt():
@@ -272,11 +273,11 @@ def _saved_line(path) -> str:
     return "\nNot saved: add --save FILE next time to keep the record (pitch replay FILE shows it)."
 
 
-def _intro(rules, labels, seat, seed, variant) -> str:
+def _intro(rules, labels, seat, seed) -> str:
     from .human import NOTATION
 
     sides = rules.sides
-    lines = [f"{variant}: {rules.num_players} players{' in partnerships' if rules.partnerships else ', each for themselves'}, "
+    lines = [f"{rules.variant}: {rules.num_players} players{' in partnerships' if rules.partnerships else ', each for themselves'}, "
              f"to {rules.target_score}; seed {seed} (replay these deals with --seed {seed})."]
     for side, seats in enumerate(sides):
         lines.append(f"  side {side}: " + ", ".join(f"seat {s} ({labels[s]})" for s in seats))

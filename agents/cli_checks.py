@@ -78,14 +78,14 @@ def check_output_path(path, option: str) -> None:
         raise ValueError(f"{option} {path}: cannot write there ({e.strerror}); choose another path") from None
 
 
-def check_specs(variant: str, options: dict, rules, specs: list[str]) -> None:
-    """Build each agent once up front, so a bad spec fails before any game is played."""
+def check_specs(rules, specs: list[str]) -> None:
+    """Build each agent once up front for ``rules``, so a bad spec fails before any game is played."""
     from . import make
     from .tournament import seatings
 
     if "human" in specs:
         raise ValueError("a tournament cannot seat 'human': use pitch play")
     seatings(rules, len(specs))  # e.g. one agent cannot fill two partnership sides
-    env = pitch_env.env(variant, **options)
+    env = pitch_env.env(rules)
     for spec in specs:
         make(spec, env)

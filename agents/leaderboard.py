@@ -317,7 +317,7 @@ def cmd_leaderboard(args) -> int:
             (out / "games").mkdir(parents=True, exist_ok=True)
         except OSError as e:
             raise ValueError(f"--out {out}: cannot create it ({e.strerror}); choose another folder") from None
-        check_specs(args.variant, {}, pitch_env.rules(args.variant), specs)
+        check_specs(pitch_env.rules(args.variant), specs)
         with term_as_interrupt():
             board = run_leaderboard(args.variant, specs if args.agents is not None else None, args.games,
                                     args.seed, args.workers, out, say=lambda line: print(line, flush=True))

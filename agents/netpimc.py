@@ -54,7 +54,7 @@ class NetRollouts:
         obs = np.stack([t.observe(g.current_seat) for g, t in zip(games, lives)])
         mask = np.zeros((len(games), self.A), bool)
         for k, g in enumerate(games):
-            mask[k, g._cached_legal()] = True
+            mask[k, g.legal_view()] = True
         hints = np.array([rollout_action(g) for g in games]) if self.hint else None
         x, m, ids = batch_policy_input(obs, mask, self.canon, hints)
         a = np.where(m, self.net(x), -np.inf).argmax(1)

@@ -80,10 +80,8 @@ def print_result(result: TournamentResult, out=None) -> None:
 
 def fair_shares(result: TournamentResult) -> list[float]:
     """Each agent's win rate if all played alike: its share of the sides, averaged over its seatings."""
-    import pitch_env
-
     c = result.config
-    rules = pitch_env.rules(c["variant"], **c["rules"])
+    rules = result.rules
     shares = []
     for a in range(len(result.stats)):
         mine = []

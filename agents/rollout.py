@@ -23,11 +23,11 @@ def rollout_action(game: Game) -> int:
     seat, phase = game.current_seat, game.phase
     if phase == PLAY and game.trump is not None:
         discards = game.discards[seat]
-        return play_action(game.rules, game.layout, seat, game.hands[seat], game._cached_legal(), game.trump,
+        return play_action(game.rules, game.layout, seat, game.hands[seat], game.legal_view(), game.trump,
                            game.trick, game.played | mask_of(discards) if discards else game.played,
                            game.trick_order)
     if phase == BID:
-        legal = game._cached_legal()
+        legal = game.legal_view()
         if len(legal) == 1:
             return legal[0]
         return bid_action(game.rules, seat, game.hands[seat], game.dealer, game.high_bid, game.high_bidder,

@@ -1,6 +1,6 @@
 """Duplicate-deal tournaments: the same seeded deals replayed with the agents rotated through the seats.
 
-``run_tournament(variant, agents, games, seed)`` returns a ``TournamentResult`` (per-agent wins with
+``run_tournament(rules, agents, games, seed)`` (``rules`` a preset's name or a Rules) returns a ``TournamentResult`` (per-agent wins with
 Wilson intervals, score margins, points per hand, bids made, OpenSkill ratings when there are more
 than two agents, and every game's outcome). Results depend only on the arguments, not on ``workers``.
 """
@@ -78,6 +78,7 @@ class TournamentResult:
     wall_s: float = 0.0
     interrupted: bool = False  # Ctrl-C: the result holds the deals finished before it
     records: dict = field(default_factory=dict, repr=False)  # (deal, rotation) -> game record, see keep_records
+    rules: pitch_env.Rules | None = field(default=None, repr=False)  # the rules played (config holds them as plain data)
 
     def as_dict(self) -> dict:
         return {
@@ -96,14 +97,14 @@ class TournamentResult:
 _worker = {}
 
 
-def _setup(variant: str, options: dict, specs: list, names: list[str], worker: bool = False) -> None:
+def _setup(rules, specs: list, names: list[str], worker: bool = False) -> None:
     if worker:  # Ctrl-C is the parent's to handle: workers stop when it terminates the pool
         import signal
 
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the pool's terminate() must just end them
     # info_state=True: each agent reads the mover's knowledge from the info it is given (agents/base.py)
-    _worker.update(env=pitch_env.env(variant, illegal_action="raise", info_state=True, **options), specs=specs,
+    _worker.update(env=pitch_env.env(rules, illegal_action="raise", info_state=True), specs=specs,
                    names=names, agents={})
 
 
@@ -185,15 +186,16 @@ def _summarise(rules, record, deal, rotation, es, seating, k, think, decisions) 
 
 
 # ---------------------------------------------------------------- the tournament
-def run_tournament(variant: str = "setback", agents: list[AgentSpec] = ("heuristic", "random"), games: int = 100,
+def run_tournament(rules: str | pitch_env.Rules = "setback", agents: list[AgentSpec] = ("heuristic", "random"), games: int = 100,
                    seed: int = 0, workers: int = 1, names: list[str] | None = None, progress: bool = False,
                    results: str | None = None, resume: bool = False, keep_records: int = 0,
                    **rules_options) -> TournamentResult:
     """Play at least ``games`` games: ``ceil(games / rotations)`` deals, each under every rotation.
 
-    ``agents``: specs for ``agents.make`` (``"heuristic"``, ``"pimc:20"``, ``"checkpoint:PATH"``…) or
-    factories ``f(env, seed) -> Agent``. ``rules_options`` (``num_players=4``, ``partnerships=False``…)
-    change the preset. Truncated games are won by nobody. ``results``: a file every finished deal's
+    ``rules``: a Rules (``pitch_env.rules(...)``), played as it is, or a preset's name. ``agents``: specs
+    for ``agents.make`` (``"heuristic"``, ``"pimc:20"``, ``"checkpoint:PATH"``…) or factories
+    ``f(env, seed) -> Agent``. ``rules_options`` (``num_players=4``, ``partnerships=False``…) change
+    those rules. Truncated games are won by nobody. ``results``: a file every finished deal's
     games are appended to; with ``resume`` the deals already in it are not played again (the result
     is the same as an uninterrupted run's). Ctrl-C ends the run early with the deals finished so far
     (``interrupted`` is set). ``keep_records``: how many games' full records to keep in ``records``,
@@ -206,11 +208,11 @@ def run_tournament(variant: str = "setback", agents: list[AgentSpec] = ("heurist
     if names is None:
         names = [s if isinstance(s, str) else getattr(s, "__name__", f"agent{i}") for i, s in enumerate(specs)]
     names = _unique(names)
-    rules = pitch_env.rules(variant, **rules_options)
+    rules = pitch_env.rules(rules, **rules_options)
     rotations = seatings(rules, len(specs))
     deals = max(1, math.ceil(games / len(rotations)))
-    options = {k: v for k, v in rules.as_dict().items() if k != "variant"}
-    config = dict(variant=variant, rules=options, agents=names, specs=[s if isinstance(s, str) else names[i]
+    options = {k: v for k, v in rules.as_dict().items() if k != "variant"}  # as the results file records them
+    config = dict(variant=rules.variant, rules=options, agents=names, specs=[s if isinstance(s, str) else names[i]
                   for i, s in enumerate(specs)], games=deals * len(rotations), deals=deals, rotations=rotations,
                   seed=seed)
     log = None
@@ -238,13 +240,13 @@ def run_tournament(variant: str = "setback", agents: list[AgentSpec] = ("heurist
 
     try:
         if workers == 1:
-            _setup(variant, options, specs, names)
+            _setup(rules, specs, names)
             for job in jobs:
                 finished(_play_deal(job))
         elif jobs:
             import multiprocessing as mp
 
-            with mp.get_context("fork").Pool(workers, _setup, (variant, options, specs, names, True)) as pool:
+            with mp.get_context("fork").Pool(workers, _setup, (rules, specs, names, True)) as pool:
                 for part in pool.imap_unordered(_play_deal, jobs):
                     finished(part)
     except KeyboardInterrupt:
@@ -258,7 +260,7 @@ def run_tournament(variant: str = "setback", agents: list[AgentSpec] = ("heurist
     config["planned_games"], config["games"] = config["games"], len(played)
     return TournamentResult(config, _aggregate(names, played), _ratings(names, played),
                             played, sum(g.truncated for g in played), time.perf_counter() - start, interrupted,
-                            dict(sorted(records.items())))
+                            dict(sorted(records.items())), rules)
 
 
 def _unique(names: list[str]) -> list[str]:

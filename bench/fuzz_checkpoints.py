@@ -7,6 +7,7 @@ loaded with ``agents.make("checkpoint:PATH", env)``. A checkpoint that loads mus
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import os
 import random
@@ -22,7 +23,7 @@ _BASE: list[tuple[str, dict, dict, bytes]] = []  # variant, tensors, card, file 
 
 
 def prepare(work: Path) -> None:
-    import pitch_env  # noqa: F401  (imported before the fork)
+    importlib.import_module("pitch_env")  # imported before the fork
     from safetensors import safe_open
 
     import agents

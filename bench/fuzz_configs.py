@@ -1,18 +1,23 @@
-"""Hostile training configs for bench/fuzz.py: the shipped configs/*.yaml with one field set to a
-value training cannot use (out of range, NaN, wrong type, unknown agent spec, a run name that
-leaves runs_dir), or replaced by YAML that is no config (a billion-laughs bomb, deep nesting,
-non-UTF-8 bytes), each read with ``train.config.load_config`` — validation only, no training.
+"""Hostile training configs for bench/fuzz.py: the shipped configs/*.yaml (and configs/exit/*.yaml)
+with one field set to a value training cannot use (out of range, NaN, wrong type, unknown agent spec,
+a run name that leaves runs_dir), or replaced by YAML that is no config (a billion-laughs bomb, deep
+nesting, non-UTF-8 bytes), each read with ``train.config.load_config`` (``train.exit.load_exit_config``)
+— validation only, no training.
 """
 
 from __future__ import annotations
 
+import importlib
 import random
 from pathlib import Path
 
-from bench.fuzz import Case, cleanup, refused  # noqa: F401  (cleanup: this kind's inputs are plain files)
+from bench.fuzz import Case, cleanup, refused
+
+__all__ = ["prepare", "make_case", "check", "cleanup"]  # what bench/fuzz.py runs of a kind (cleanup: its inputs are plain files)
 
 SHIPPED = Path(__file__).resolve().parent.parent / "configs"
 _BASE: list[dict] = []
+_EXIT_BASE: list[dict] = []
 
 # field -> values that must be refused (each is a reason a run would crash, hang, or write elsewhere)
 BAD_VALUES = {
@@ -57,6 +62,29 @@ BAD_VALUES = {
     "no_such_key": [1],
 }
 
+# the same for expert iteration's configs (train/exit.py ExitConfig)
+EXIT_BAD_VALUES = {
+    "generations": [0, -1, 10**6, 1.5, "many"],
+    "decisions": [5, -1, 10**12],
+    "worlds": [0, -3, "8"],
+    "replay": [0],
+    "epochs": [0, True],
+    "batch_size": [0, 1 << 20],
+    "learning_rate": [float("nan"), float("inf"), 0.0, 5.0],
+    "gate_games": [0, 1, -5],
+    "gate_min": [float("nan"), -0.5, 1.5],
+    "workers": [0, 10**6],
+    "torch_threads": [0],
+    "seed": [-1, 2**80, "x"],
+    "stages": [[{"worlds": 8}], [{"generations": 0}], [{"generations": 1, "epochs": 3}], "5 then 2", [[1]],
+               [{"generations": 1, "worlds": 10**9}], [{}]],
+    "start": ["", "nowhere/policy", "/proc/self/mem", "configs"],
+    "run_name": ["../..", "/tmp/escape", ".."],
+    "variant": ["chess", 5],
+    "rules": [{"num_players": 99}, [1], {"no_such_option": 1}],
+    "generation": [2],
+}
+
 _BOMB = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
     f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, "
     f"*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n"
@@ -66,10 +94,13 @@ _BOMB = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
 def prepare(work: Path) -> None:
     import yaml
 
-    import train.config  # noqa: F401  (imported before the fork)
+    for name in ("train.config", "train.exit"):  # imported before the fork, so no child imports them again
+        importlib.import_module(name)
 
     for path in sorted(SHIPPED.glob("*.yaml")):
         _BASE.append(yaml.safe_load(path.read_text()) or {})
+    for path in sorted(SHIPPED.glob("exit/*.yaml")):
+        _EXIT_BASE.append(yaml.safe_load(path.read_text()) or {})
 
 
 def make_case(rng: random.Random, work: Path, i: int) -> Case:
@@ -98,6 +129,17 @@ def make_case(rng: random.Random, work: Path, i: int) -> Case:
     if roll < 0.27:
         path.mkdir()
         return Case("configs", "directory", path, True)
+    if roll < 0.40:  # an expert-iteration recipe: untouched, or one field bad
+        path = work / f"exit_k{i}.yaml"
+        values = dict(rng.choice(_EXIT_BASE))
+        if roll < 0.29:
+            path.write_text(yaml.safe_dump(values))
+            return Case("configs", "exit_none", path, False)
+        key = rng.choice(sorted(EXIT_BAD_VALUES))
+        value = rng.choice(EXIT_BAD_VALUES[key])
+        values[key] = value
+        path.write_text(yaml.safe_dump(values))
+        return Case("configs", f"exit_{key}={str(value)[:40]}", path, True)
     values = dict(rng.choice(_BASE))
     key = rng.choice(sorted(BAD_VALUES))
     value = rng.choice(BAD_VALUES[key])
@@ -108,9 +150,10 @@ def make_case(rng: random.Random, work: Path, i: int) -> Case:
 
 def check(case: Case) -> tuple[str, str]:
     from train.config import load_config
+    from train.exit import load_exit_config
 
     try:
-        load_config(case.path)
+        (load_exit_config if case.path.name.startswith("exit_") else load_config)(case.path)
     except BaseException as e:
         return refused(e, case, "refused a shipped config")
     if case.must_refuse:

@@ -8,10 +8,13 @@ An accepted string must have meant what it says: every parameter it names holds 
 
 from __future__ import annotations
 
+import importlib
 import random
 from pathlib import Path
 
-from bench.fuzz import Case, cleanup, refused  # noqa: F401  (cleanup: this kind's inputs are plain files)
+from bench.fuzz import Case, cleanup, refused
+
+__all__ = ["prepare", "make_case", "check", "cleanup"]  # what bench/fuzz.py runs of a kind (cleanup: its inputs are plain files)
 
 _SPECS: dict[str, dict] = {}
 
@@ -20,7 +23,7 @@ _HOSTILE_VALUES = ["1000000000000", "2147483648", "-2147483648", "99999999999999
 
 
 def prepare(work: Path) -> None:
-    import pitch_env.openspiel  # noqa: F401  (registers the games before the fork)
+    importlib.import_module("pitch_env.openspiel")  # registers the games before the fork
     from pitch_env.rules import PRESETS
     from pitch_env.spiel_params import parameters
 

@@ -16,7 +16,9 @@ import os
 import random
 from pathlib import Path
 
-from bench.fuzz import Case, cleanup, one_line_error  # noqa: F401  (cleanup: this kind's inputs are plain files)
+from bench.fuzz import Case, cleanup, one_line_error
+
+__all__ = ["prepare", "make_case", "check", "cleanup"]  # what bench/fuzz.py runs of a kind (cleanup: its inputs are plain files)
 
 _BASE: list[dict] = []
 

@@ -28,6 +28,7 @@ def prepare(work: Path) -> None:
     """A one-generation run written with the run's own writers (no recording: the decisions are
     random legal ones, which is all the reader can check), and an imitate.npz beside it."""
     import pitch_policy as pp
+    from pitch_env.actions import ActionLayout
     from train import exit as ex
     from train.imitate import Demos, save_demos
 
@@ -35,7 +36,7 @@ def prepare(work: Path) -> None:
                                "workers": 1, "start": str(START)}, "fuzz")
     rules = cfg.resolved_rules()
     policy, card = pp.load_policy(START, rules)
-    in_size, actions = policy.shape[0], ex._action_size(rules)
+    in_size, actions = policy.shape[0], ActionLayout(rules).size
     run = work / "base"
     run.mkdir()
     ex.write_run_json(run / "config.json", config=ex.asdict(cfg))

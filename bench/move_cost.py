@@ -65,7 +65,7 @@ def measure(agent, decisions, evict_mb: float, repeats: int) -> dict[str, tuple[
 
     policy = agent.policy
     policy.greedy(decisions[0][1]["observation"], decisions[0][1]["action_mask"], decisions[0][3])
-    args = policy._tables[4]
+    args = policy.greedy_args()
     layout = agent.layout
     pieces = {
         "info_state": lambda game, obs, state, hint: game.info_state(game.current_seat),

@@ -1,6 +1,9 @@
 """Pitch as a PettingZoo AEC environment: every bid, trump declaration, stock decision, discard
 and card played is one agent step with an action mask.
 
+Rules: ``env("auction", num_players=5)`` plays a preset with options changed (docs/rules.md §2);
+``env(r)`` plays the Rules ``r`` (``pitch_env.rules(...)``) as it is: ``env.unwrapped.rules is r``.
+
 Agents: ``player_0 … player_{n-1}``, one per seat, clockwise; seat 0 deals the first hand.
 
 Actions: one ``Discrete`` space per rule set covering every action name of docs/record.md
@@ -58,7 +61,7 @@ from .observer import Observer, LiveTable
 from .record import game_record
 from .render import render_record, render_view
 from .rewards import game_rewards, hand_rewards, relative_rewards, win_bonuses
-from .rules import rules as make_rules
+from .rules import Rules, rules as make_rules
 
 _ENV_OPTIONS = {
     "reward": ("game", "hand", "relative"),
@@ -67,8 +70,9 @@ _ENV_OPTIONS = {
 }
 
 
-def env(variant: str = "setback", **kwargs):
-    """The Pitch AEC environment with PettingZoo's order-enforcing wrapper (see module docs)."""
+def env(variant: str | Rules = "setback", **kwargs):
+    """The Pitch AEC environment with PettingZoo's order-enforcing wrapper (see module docs):
+    ``variant`` a preset's name or a Rules, ``kwargs`` the env's options and any rules options."""
     return OrderEnforcingWrapper(raw_env(variant, **kwargs))
 
 
@@ -106,7 +110,7 @@ class raw_env(AECEnv):
     metadata = {"render_modes": ["human", "ansi"], "name": "pitch_v0", "is_parallelizable": False,
                 "render_fps": 1}
 
-    def __init__(self, variant: str = "setback", render_mode: str | None = None, reward: str = "game",
+    def __init__(self, variant: str | Rules = "setback", render_mode: str | None = None, reward: str = "game",
                  episode: str = "game", illegal_reward: float = -1.0, illegal_action: str = "terminate",
                  infoset: bool = False, win_bonus: float | None = None, info_state: bool = False, **options):
         super().__init__()
@@ -225,7 +229,7 @@ class raw_env(AECEnv):
         seat = self.agent_name_mapping[agent]
         mask = bytearray(self.num_actions)  # filled byte by byte: cheaper than numpy fancy indexing
         if seat == self.game.current_seat:
-            for a in self.game._cached_legal():  # the engine's own list, read only (no copy per step)
+            for a in self.game.legal_view():  # the engine's own list, read only (no copy per step)
                 mask[a] = 1
         return {"observation": self._live.observe(seat), "action_mask": np.frombuffer(mask, np.int8)}
 
@@ -240,7 +244,7 @@ class raw_env(AECEnv):
                 self.rewards[a] = 0.0
             self._rewarded = False
         game = self.game
-        if action not in game._cached_legal():
+        if action not in game.legal_view():
             if not 0 <= action < self.num_actions:
                 self._as_index(action)  # a plain int out of range: raises, naming the range
             self._cumulative_rewards[agent] = 0.0
@@ -302,7 +306,7 @@ class raw_env(AECEnv):
         self._rewarded = True
 
     def _illegal(self, agent: str, action: int):
-        message = self.game._illegal_message(action)
+        message = self.game.illegal_message(action)
         if self.illegal_action == "raise":
             raise ValueError(message)
         warnings.warn(f"{agent}: {message}. The game ends with illegal_reward={self.illegal_reward} for {agent}.",

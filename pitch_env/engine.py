@@ -179,23 +179,27 @@ class Game:
     def legal_actions(self) -> list[int]:
         """Indices of the actions the seat to move may take (empty once the game is over); a new
         list each call, so a caller may change it without touching the game."""
-        return list(self._cached_legal())
+        return list(self.legal_view())
 
-    def _cached_legal(self) -> list[int]:
+    def legal_view(self) -> list[int]:
+        """The engine's own list of the legal actions, for callers on a hot path (the env's mask, search
+        playouts) that only read it: never change it (``legal_actions`` gives a copy)."""
         if self._legal is None:
             self._legal = self._compute_legal()
         return self._legal
 
+    _cached_legal = legal_view  # the name train/fast.py still reads
+
     def apply(self, action: int) -> None:
         """Take ``action`` for ``current_seat``. An illegal action raises IllegalActionError
         and changes nothing."""
-        legal = self._cached_legal()
+        legal = self.legal_view()
         try:  # ints and numpy integers; a float, a bool or a name is never an action index
             index = -1 if isinstance(action, bool) else operator.index(action)
         except TypeError:
             index = -1
         if index not in legal:
-            raise IllegalActionError(self._illegal_message(action))
+            raise IllegalActionError(self.illegal_message(action))
         self.apply_legal(index)
 
     def apply_legal(self, action: int) -> None:
@@ -224,6 +228,13 @@ class Game:
 
     def legal_action_names(self) -> list[str]:
         return [self.layout.names[a] for a in self.legal_actions()]
+
+    def redealt(self, hands, stock) -> "Game":
+        """A copy of this game, taken as its hand was dealt, with that hand dealt ``hands`` (card ints per
+        seat, in dealing order) and ``stock`` (top first) instead: the same seats, scores and dealer."""
+        g = self.clone()
+        g._set_hand(tuple(tuple(h) for h in hands), tuple(stock))
+        return g
 
     def clone(self) -> "Game":
         g = object.__new__(Game)
@@ -261,7 +272,7 @@ class Game:
             tuple(self.captured), tuple(self.scores), tuple(map(_count, hands)),
             tuple(self.discards[seat]), tuple(draws[seat]), self.stock_to, tuple(map(len, draws)),
             len(self.stock) - self.stock_pos,
-            tuple(self._cached_legal()) if seat == self.current_seat else (),
+            tuple(self.legal_view()) if seat == self.current_seat else (),
         ))
 
     # ------------------------------------------------------------------ dealing
@@ -548,7 +559,7 @@ class Game:
         except ValueError as e:
             return str(e)
         index = self.layout.index[name]
-        if index in self._cached_legal():
+        if index in self.legal_view():
             return ""
         phase, kind = self.phase, name.split()[0]
         if kind != _PHASE_KIND[phase] and not (phase == BID and kind == "pass"):
@@ -586,7 +597,8 @@ class Game:
             return f"bid at least {bid_name(high)} (the dealer may take the bid at {bid_name(high)})"
         return f"bid higher than {bid_name(high)}" if bid <= high else f"bid {bid} is not allowed now"
 
-    def _illegal_message(self, action) -> str:
+    def illegal_message(self, action) -> str:
+        """The one-line error for taking ``action`` now: what it is, why not, and what is legal."""
         legal = ", ".join(self.legal_action_names())
         if self.phase == OVER:
             how = (f"truncated after max_hands={self.rules.max_hands} hands" if self.truncated

@@ -42,11 +42,10 @@ def redeal(start: Game, moves, viewer: int, rng: random.Random) -> tuple[list, l
 def _replay(start: Game, hands, stock, moves, viewer: int):
     """The viewer's InfoState after each move, the game at the end and (seat, phase) of each move,
     for the hand dealt ``hands`` and ``stock``; None if a move is illegal there."""
-    g = start.clone()
-    g._set_hand(tuple(tuple(h) for h in hands), tuple(stock))  # the same seats, scores and dealer
+    g = start.redealt(hands, stock)
     views, steps = [g.info_state(viewer)], []
     for action in moves:
-        if action not in g._cached_legal():
+        if action not in g.legal_view():
             return None
         steps.append((g.current_seat, g.phase))
         g.apply_legal(action)

@@ -1,8 +1,9 @@
 """The rules object: every option of docs/rules.md §2 in one typed, immutable value.
 
-Build one from a preset plus overrides, ``rules("auction", num_players=5)``. Code branches on
-these fields, never on the preset's name; ``validate`` refuses impossible mixes with a
-message that names the option, the bad value and what is allowed.
+Build one from a preset plus overrides, ``rules("auction", num_players=5)``, then hand that one
+object on: ``pitch_env.env(r)``, ``Game(r)``, ``agents.make(spec, r)`` and ``run_tournament(r, …)``
+take it as it is. Code branches on these fields, never on the preset's name; ``validate`` refuses
+impossible mixes with a message that names the option, the bad value and what is allowed.
 """
 
 from __future__ import annotations
@@ -145,9 +146,13 @@ def preset_of(options: dict[str, Any]) -> str | None:
     return next((name for name in PRESETS if not differing_options(name, options)), None)
 
 
-def rules(variant: str = "setback", **overrides: Any) -> Rules:
-    """The rules of a preset with some options changed, validated."""
+def rules(variant: str | Rules = "setback", **overrides: Any) -> Rules:
+    """The rules of a preset (or of a Rules) with some options changed, validated; a Rules without
+    overrides is returned itself, so the object built from the command line is the one the engine reads."""
     if isinstance(variant, Rules):
+        if not overrides:
+            validate(variant)  # built by hand (dataclasses.replace) it has not been checked yet
+            return variant
         base = dataclasses.asdict(variant)
         variant = base.pop("variant")
     elif variant in PRESETS:

@@ -72,6 +72,14 @@ class PolicyMLP:
             return self.act_input(*policy_input(obs, mask, self.transform, hint))
         return int(_greedy(obs, mask, -1 if hint is None else int(hint), *args))
 
+    def greedy_args(self) -> tuple | None:
+        """The arguments ``greedy``'s compiled call takes after the observation, mask and hint (None
+        when the policy has no hidden layer): what bench/move_cost.py times the call's dispatch with."""
+        t = self._tables
+        if t is None or t[0] is not self.transform or t[1] != self.hint:
+            t = self._tables = self._greedy_tables()
+        return t[4]
+
     def _greedy_tables(self) -> tuple:
         """What ``greedy`` needs, kept until the transform or hint changes: (transform, hint, inputs of an
         observation, actions, ``_greedy``'s last two arguments or None without a hidden layer)."""

@@ -1,8 +1,10 @@
-"""The training configuration: every hyperparameter one typed field with a one-line comment (CleanRL style).
+"""The training configuration: every hyperparameter one typed field with a one-line comment (CleanRL style),
+its range declared beside it.
 
-``load_config(path, overrides)`` reads a YAML file (size-capped, no anchors/aliases), applies ``--set
-key=value`` overrides and refuses unknown keys, ill-typed or out-of-range values and agent specs that do
-not build, each with a one-line ConfigError naming the key, the value and the fix.
+``load_config(path, overrides)`` reads a YAML file through the one config loader (train/typed_config.py:
+size-capped, no anchors/aliases, ``--set key=value``, unknown keys, types and ranges refused) and then
+checks what only the whole config can say: keys of one trainer or backend set under another, agent specs
+that do not build. Each refusal is a one-line ConfigError naming the key, the value and the fix.
 """
 
 from __future__ import annotations
@@ -10,48 +12,44 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
-import reprlib
-import types
-import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
 
+from .typed_config import ConfigError, GameKeys, build, coerced, load, ranged, short
 
-class ConfigError(ValueError):
-    """A config file or override that cannot be used; the message names the key and the fix."""
+__all__ = ["ConfigError", "TrainConfig", "load_config", "make_config", "load_resume_config", "scheduled",
+           "check_run_name", "new_run_dir", "plain_name", "save_yaml", "to_dict"]
 
 
 @dataclass
-class TrainConfig:
-    # ----- the game
-    variant: str = "setback"  # rules preset: setback, auction or ten_point
-    rules: dict[str, Any] = field(default_factory=dict)  # rules options over the preset, e.g. {num_players: 3}
+class TrainConfig(GameKeys):
+    # ----- the game: variant and rules (GameKeys, train/typed_config.py)
     # ----- the run
-    total_steps: int = 200_000  # learner decisions to train for (summed over all envs)
-    seed: int = 0  # seeds torch, numpy, the deals and the opponent draws
+    total_steps: int = ranged(200_000, 1, 10**10)  # learner decisions to train for (summed over all envs)
+    seed: int = ranged(0, 0, 2**32 - 1)  # seeds torch, numpy, the deals and the opponent draws (numpy's seeds are 32 bits)
     run_name: str = ""  # folder under runs_dir; empty: the config file's name and the start time
     runs_dir: str = "runs"  # where runs (TensorBoard, checkpoints, resolved config) are written
     backend: Literal["sb3", "rllib"] = "sb3"  # sb3: this process trains (trainer picks how); rllib: Ray RLlib's PPO, one machine or a cluster (docs/rllib.md)
     trainer: Literal["sb3", "fast"] = "sb3"  # sb3: MaskablePPO on the self-play env; fast: the batched trainer (train/fast.py)
-    num_envs: int = 2  # self-play games played side by side (fast: in lockstep, over all workers)
-    workers: int = 0  # fast: processes stepping the games (0: the learner's own process)
+    num_envs: int = ranged(2, 1, 4096)  # self-play games played side by side (fast: in lockstep, over all workers)
+    workers: int = ranged(0, 0, 256)  # fast: processes stepping the games (0: the learner's own process)
     overlap: bool = False  # fast, workers >= 1: the workers play the next rollout (one update behind) during the update
     schedule: list[dict[str, Any]] = field(default_factory=list)  # fast: [{at: STEPS, KEY: VALUE, …}]: from STEPS learner steps on, KEY takes VALUE (keys: SCHEDULED)
-    mirror: float = 0.0  # fast, rllib: share of games whose every side the learner plays (all their decisions train it)
+    mirror: float = ranged(0.0, 0, 1)  # fast, rllib: share of games whose every side the learner plays (all their decisions train it)
     vec_env: Literal["dummy", "subproc"] = "dummy"  # dummy: one process (faster here, see docs); subproc: one per env
-    torch_threads: int = 1  # torch CPU threads for the learner's updates
+    torch_threads: int = ranged(1, 1, 1024)  # torch CPU threads for the learner's updates
     # ----- backend: rllib only (train/rllib/, docs/rllib.md)
     ray_address: str = ""  # Ray cluster to join ("auto": the one `ray start --head` runs here; "host:port"); empty: a local Ray with this machine's cores
-    num_env_runners: int = 0  # Ray actors playing games (one core each); 0: the driver plays them itself
-    envs_per_env_runner: int = 1  # games each env runner steps side by side (batched forward passes)
-    num_learners: int = 0  # Ray actors running the PPO update (data-parallel); 0: the driver updates
-    train_batch_size: int = 0  # decisions of all seats sampled per update; 0: n_steps × num_envs × sides (the learner's share: about n_steps × num_envs, as on the SB3 path)
+    num_env_runners: int = ranged(0, 0, 100_000)  # Ray actors playing games (one core each); 0: the driver plays them itself
+    envs_per_env_runner: int = ranged(1, 1, 4096)  # games each env runner steps side by side (batched forward passes)
+    num_learners: int = ranged(0, 0, 1024)  # Ray actors running the PPO update (data-parallel); 0: the driver updates
+    train_batch_size: int = ranged(0, 0, 10**8)  # decisions of all seats sampled per update; 0: n_steps × num_envs × sides (the learner's share: about n_steps × num_envs, as on the SB3 path)
     # ----- the reward
     reward: Literal["hand", "game"] = "hand"  # hand: the AEC env's reward="relative" (pitch_env/rewards.py); game: only the win bonus
-    win_bonus: float = 1.0  # added (won) or subtracted (lost) at the end of the game
+    win_bonus: float = ranged(1.0, -1e6, 1e6)  # added (won) or subtracted (lost) at the end of the game
     # ----- the observation
     observation: Literal["plain", "suit_canonical"] = "suit_canonical"  # suit_canonical: trump shown as suit 0 (pitch_policy/canonical.py)
     hint: Literal["none", "heuristic"] = "none"  # heuristic: the heuristic's choice is an input too (train/hint.py)
@@ -59,97 +57,47 @@ class TrainConfig:
     hidden: list[int] = field(default_factory=lambda: [256, 256])  # hidden layer widths
     activation: Literal["tanh", "relu"] = "relu"  # hidden layer activation
     # ----- PPO (sb3-contrib MaskablePPO)
-    learning_rate: float = 3e-4  # Adam step size
-    n_steps: int = 1024  # rollout length per env before each update
-    batch_size: int = 512  # minibatch size
-    n_epochs: int = 4  # passes over each rollout
-    gamma: float = 0.99  # discount per learner decision
-    gae_lambda: float = 0.95  # GAE lambda
-    clip_range: float = 0.2  # PPO clip
-    ent_coef: float = 0.01  # entropy bonus
-    vf_coef: float = 0.5  # value loss weight
-    max_grad_norm: float = 0.5  # gradient clipping
+    learning_rate: float = ranged(3e-4, 0, 1, above=True)  # Adam step size
+    n_steps: int = ranged(1024, 1, 10**7)  # rollout length per env before each update
+    batch_size: int = ranged(512, 1, 10**7)  # minibatch size
+    n_epochs: int = ranged(4, 1, 10_000)  # passes over each rollout
+    gamma: float = ranged(0.99, 0, 1, above=True)  # discount per learner decision
+    gae_lambda: float = ranged(0.95, 0, 1)  # GAE lambda
+    clip_range: float = ranged(0.2, 0, 10, above=True)  # PPO clip
+    ent_coef: float = ranged(0.01, 0, 100)  # entropy bonus
+    vf_coef: float = ranged(0.5, 0, 100)  # value loss weight
+    max_grad_norm: float = ranged(0.5, 0, 1e6, above=True)  # gradient clipping
     # ----- optional warm start by imitation (train/imitate.py)
     imitate: str = ""  # agent spec whose decisions the policy (and value) is first fitted to (e.g. pimc:12); empty: none
     imitate_against: str = ""  # agent spec holding the other seats while the teacher is recorded; empty: the teacher everywhere
-    imitate_decisions: int = 200_000  # decisions recorded for it
-    imitate_epochs: int = 5  # passes of training over them
-    imitate_lr: float = 1e-3  # Adam step size of that training (decays linearly to zero)
-    imitate_bids: int = 0  # more decisions recorded only at bids (the deciders of auction), besides imitate_decisions
-    imitate_workers: int = 2  # processes recording the teacher's games
+    imitate_decisions: int = ranged(200_000, 1, 10**9)  # decisions recorded for it
+    imitate_epochs: int = ranged(5, 1, 10_000)  # passes of training over them
+    imitate_lr: float = ranged(1e-3, 0, 1, above=True)  # Adam step size of that training (decays linearly to zero)
+    imitate_bids: int = ranged(0, 0, 10**9)  # more decisions recorded only at bids (the deciders of auction), besides imitate_decisions
+    imitate_workers: int = ranged(2, 1, 256)  # processes recording the teacher's games
     imitate_data: str | list[str] = ""  # imitate.npz file(s) saved by earlier runs, reused instead of recording; empty: record
     # ----- opponents: other sides are played by agents drawn from this pool every game
     opponents: dict[str, float] = field(
         default_factory=lambda: {"self": 0.5, "heuristic": 0.3, "random": 0.2}
     )  # sampling weights: "self" (frozen snapshots of the learner), "random", "heuristic", "checkpoint:PATH", …
-    snapshot_every: int = 50_000  # steps between frozen snapshots of the learner added to the pool
-    snapshot_pool: int = 10  # snapshots kept (oldest dropped)
+    snapshot_every: int = ranged(50_000, 1, 10**10)  # steps between frozen snapshots of the learner added to the pool
+    snapshot_pool: int = ranged(10, 1, 10_000)  # snapshots kept (oldest dropped)
     # ----- checkpoints and evaluation
-    checkpoint_every: int = 50_000  # steps between checkpoints (the last one is always written)
-    eval_every: int = 50_000  # steps between evaluations (0: only at the end)
-    eval_games: int = 200  # duplicate-deal games per evaluation opponent
+    checkpoint_every: int = ranged(50_000, 1, 10**10)  # steps between checkpoints (the last one is always written)
+    eval_every: int = ranged(50_000, 0, 10**10)  # steps between evaluations (0: only at the end)
+    eval_games: int = ranged(200, 1, 10**7)  # duplicate-deal games per evaluation opponent
     eval_opponents: list[str] = field(default_factory=lambda: ["random", "heuristic"])  # agents evaluated against
     deterministic: bool = True  # the exported agent plays its most likely action (False: samples)
-
-
-def _type_name(tp) -> str:
-    if typing.get_origin(tp) is Literal:
-        return "one of " + ", ".join(map(repr, typing.get_args(tp)))
-    return getattr(tp, "__name__", None) if not typing.get_args(tp) else str(tp).replace("typing.", "")
-
-
-def _check(value, tp) -> bool:
-    origin, args = typing.get_origin(tp), typing.get_args(tp)
-    if tp is Any:
-        return True
-    if origin is Literal:
-        return value in args and not isinstance(value, bool)
-    if origin in (typing.Union, types.UnionType):
-        return any(_check(value, a) for a in args)
-    if origin is list:
-        return isinstance(value, list) and all(_check(v, args[0]) for v in value)
-    if origin is dict:
-        return isinstance(value, dict) and all(_check(k, args[0]) and _check(v, args[1]) for k, v in value.items())
-    if tp is float:  # an int too big for a float is no float either
-        return (isinstance(value, float) or (isinstance(value, int) and not isinstance(value, bool)
-                                             and abs(value) < 2**1000))
-    if tp is int:
-        return isinstance(value, int) and not isinstance(value, bool)
-    return isinstance(value, tp)
-
-
-_HINTS = typing.get_type_hints(TrainConfig)
-FIELDS = tuple(f.name for f in dataclasses.fields(TrainConfig))
-
-MAX_FILE_BYTES = 1 << 20  # a config is a page of text; anything bigger is refused before parsing
-MAX_NODES = 10_000  # YAML nodes in one config or --set value
-MAX_DEPTH = 20  # nesting of lists and mappings (the config's deepest is 2)
-_repr = reprlib.Repr()
-_repr.maxstring = _repr.maxother = 60
-_repr.maxlist = _repr.maxdict = 8
-_repr.maxlevel = 3
-_short = _repr.repr  # a value's repr of bounded length and cost, however large the value
 
 
 SCHEDULED = ("learning_rate", "ent_coef", "clip_range", "n_epochs", "opponents", "mirror")  # what a schedule may change
 
 
 def make_config(values: dict[str, Any], source: str = "config") -> TrainConfig:
-    """A TrainConfig from a plain dict, each key checked against the field's type and range."""
-    if not isinstance(values, dict):
-        raise ConfigError(f"{source} must be a mapping of key: value, got {type(values).__name__}")
-    for key, value in values.items():
-        if key not in _HINTS:
-            near = [f for f in FIELDS if f.startswith(str(key)[:3])]
-            hint = f" (did you mean {near[0]!r}?)" if near else ""
-            raise ConfigError(f"unknown key {_short(key)} in {source}{hint}; the keys are: {', '.join(FIELDS)}")
-        if not _check(value, _HINTS[key]):
-            raise ConfigError(
-                f"key {key!r} in {source} must be {_type_name(_HINTS[key])}, got {_short(value)} ({type(value).__name__})"
-            )
-    values = {k: (float(v) if _HINTS[k] is float else v) for k, v in values.items()}
-    cfg = TrainConfig(**values)
-    _check_ranges(cfg, source)
+    """A TrainConfig from a plain dict: each key checked against its field's type and range, then the
+    keys checked together."""
+    cfg = build(TrainConfig, values, source)
+    _check_together(cfg, source)
     _check_schedule(cfg, values, source)
     return cfg
 
@@ -166,12 +114,12 @@ def _check_schedule(cfg: TrainConfig, values: dict, source: str) -> None:
         at = entry.get("at")
         if not isinstance(at, int) or isinstance(at, bool) or not last < at <= 10**10:
             raise ConfigError(f"{where} needs 'at': a whole number of learner steps, above the entry before it "
-                              f"(got {_short(at)})")
+                              f"(got {short(at)})")
         last = at
         changes = {k: v for k, v in entry.items() if k != "at"}
         wrong = [k for k in changes if k not in SCHEDULED]
         if wrong or not changes:
-            raise ConfigError(f"{where} changes {_short(wrong or 'nothing')}; a schedule changes only "
+            raise ConfigError(f"{where} changes {short(wrong or 'nothing')}; a schedule changes only "
                               f"{', '.join(SCHEDULED)}")
         merged.update(changes)
         make_config(merged, where)
@@ -185,30 +133,9 @@ def scheduled(cfg: TrainConfig, steps: int) -> TrainConfig:
             changes.update({k: v for k, v in entry.items() if k != "at"})
     if not changes:
         return cfg
-    changes = {k: (float(v) if _HINTS[k] is float else v) for k, v in changes.items()}
-    return dataclasses.replace(cfg, **changes)
+    return dataclasses.replace(cfg, **coerced(TrainConfig, changes))
 
 
-# (key, lowest, highest) for every int field; highs are far past any useful value but keep memory and
-# arithmetic sane (numpy seeds must fit 32 bits)
-_INT_RANGES = (
-    ("total_steps", 1, 10**10), ("seed", 0, 2**32 - 1), ("num_envs", 1, 4096), ("workers", 0, 256), ("torch_threads", 1, 1024),
-    ("n_steps", 1, 10**7), ("batch_size", 1, 10**7), ("n_epochs", 1, 10_000),
-    ("imitate_decisions", 1, 10**9), ("imitate_epochs", 1, 10_000), ("imitate_bids", 0, 10**9),
-    ("imitate_workers", 1, 256), ("snapshot_every", 1, 10**10), ("snapshot_pool", 1, 10_000),
-    ("checkpoint_every", 1, 10**10), ("eval_every", 0, 10**10), ("eval_games", 1, 10**7),
-    ("num_env_runners", 0, 100_000), ("envs_per_env_runner", 1, 4096), ("num_learners", 0, 1024),
-    ("train_batch_size", 0, 10**8),
-)
-# (key, test, what it must be) for every float field; NaN fails every test
-_FLOAT_RANGES = (
-    ("learning_rate", lambda x: 0 < x <= 1, "in (0, 1]"), ("imitate_lr", lambda x: 0 < x <= 1, "in (0, 1]"),
-    ("gamma", lambda x: 0 < x <= 1, "in (0, 1]"), ("gae_lambda", lambda x: 0 <= x <= 1, "in [0, 1]"),
-    ("clip_range", lambda x: 0 < x <= 10, "in (0, 10]"), ("ent_coef", lambda x: 0 <= x <= 100, "in [0, 100]"),
-    ("vf_coef", lambda x: 0 <= x <= 100, "in [0, 100]"), ("max_grad_norm", lambda x: 0 < x <= 1e6, "in (0, 1e6]"),
-    ("win_bonus", lambda x: -1e6 <= x <= 1e6, "a finite number in [-1e6, 1e6]"),
-    ("mirror", lambda x: 0 <= x <= 1, "in [0, 1]"),
-)
 RUN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+=-]{0,127}")  # one plain folder name: never '..', '/' or absolute
 
 
@@ -216,7 +143,7 @@ def check_run_name(name, where: str) -> str:
     """``name`` if it is one plain folder name: every command that writes a run directory (``pitch train``
     on either backend, ``pitch exit``) writes runs_dir/name and nowhere outside it."""
     if not isinstance(name, str) or not RUN_NAME.fullmatch(name):
-        raise ConfigError(f"run name {_short(name)} ({where}) is not one plain folder name: use letters, digits "
+        raise ConfigError(f"run name {short(name)} ({where}) is not one plain folder name: use letters, digits "
                           f"and _ . + = - (no '/', no leading '.', at most 128 characters); the run is written "
                           f"to runs_dir/run_name")
     return name
@@ -235,18 +162,11 @@ def new_run_dir(runs_dir: str, name: str, where: str) -> Path:
     return Path(runs_dir) / check_run_name(name, where)
 
 
-def _check_ranges(cfg: TrainConfig, source: str) -> None:
+def _check_together(cfg: TrainConfig, source: str) -> None:
+    """What no single field's type and range can say: keys that only mean something together."""
     def bad(key, value, fix):
-        return ConfigError(f"key {key!r} in {source} is {_short(value)}: {fix}")
+        return ConfigError(f"key {key!r} in {source} is {short(value)}: {fix}")
 
-    for key, lo, hi in _INT_RANGES:
-        v = getattr(cfg, key)
-        if not lo <= v <= hi:
-            raise bad(key, v, f"it must be a whole number from {lo:,} to {hi:,}")
-    for key, ok, what in _FLOAT_RANGES:
-        v = getattr(cfg, key)
-        if not (math.isfinite(v) and ok(v)):
-            raise bad(key, v, f"it must be {what}")
     if cfg.run_name:
         check_run_name(cfg.run_name, f"key 'run_name' in {source}")
     if not cfg.runs_dir.strip():
@@ -279,11 +199,7 @@ def _check_ranges(cfg: TrainConfig, source: str) -> None:
                                                 "e.g. {heuristic: 0.7, self: 0.3}")
     if not cfg.eval_opponents:
         raise bad("eval_opponents", cfg.eval_opponents, "name at least one agent, e.g. [random, heuristic]")
-    try:
-        rules = cfg.resolved_rules()
-    except ValueError as e:
-        raise ConfigError(f"keys 'variant'/'rules' in {source}: {e}") from None
-    _check_agents(cfg, rules, source)
+    _check_agents(cfg, cfg.resolved_rules(), source)
 
 
 RLLIB_KEYS = (("ray_address", ""), ("num_env_runners", 0), ("envs_per_env_runner", 1), ("num_learners", 0),
@@ -308,7 +224,7 @@ def _check_backend(cfg: TrainConfig, bad) -> None:
     other = [name for name, w in cfg.opponents.items() if w > 0 and name not in RLLIB_OPPONENTS]
     if other:
         raise bad("opponents", cfg.opponents, f"backend: rllib plays only {', '.join(RLLIB_OPPONENTS)} as opponents "
-                                              f"(each an RLModule), not {_short(other[0])}; drop it or use backend: sb3")
+                                              f"(each an RLModule), not {short(other[0])}; drop it or use backend: sb3")
     if cfg.ray_address and not RAY_ADDRESS.fullmatch(cfg.ray_address):
         raise bad("ray_address", cfg.ray_address, "give auto, host:port or ray://host:port (empty: a local Ray)")
 
@@ -324,99 +240,21 @@ def _check_agents(cfg: TrainConfig, rules, source: str) -> None:
     import agents
     import pitch_env
 
-    from .opponents import rule_overrides
-
-    env = pitch_env.env(rules.variant, **rule_overrides(rules))
+    env = pitch_env.env(rules)
     for key, spec in specs:
         if spec.strip().lower().startswith("human"):
-            raise ConfigError(f"key {key!r} in {source} names {_short(spec)}: a human cannot play thousands of "
+            raise ConfigError(f"key {key!r} in {source} names {short(spec)}: a human cannot play thousands of "
                               f"training games; use random, heuristic, pimc:N or checkpoint:PATH")
         try:
             agents.make(spec, env)
         except Exception as e:  # any failure to build is the spec's fault; say which key holds it
             msg = str(e).splitlines()[0] if str(e) else type(e).__name__
-            raise ConfigError(f"key {key!r} in {source} names agent {_short(spec)}, which does not build: {msg}") from None
-
-
-def _resolved_rules(self):
-    import pitch_env
-
-    return pitch_env.rules(self.variant, **self.rules)
-
-
-TrainConfig.resolved_rules = _resolved_rules
-
-
-def safe_yaml(text: str, where: str) -> Any:
-    """YAML text as plain data, refusing anchors/aliases (a "billion laughs" file expands them into
-    10^9 elements) and more than MAX_NODES nodes before anything is built or walked."""
-    try:
-        nodes = depth = 0
-        for event in yaml.parse(text, Loader=yaml.SafeLoader):
-            if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
-                raise ConfigError(f"{where} uses a YAML anchor or alias (&name/*name); write the values out")
-            nodes += isinstance(event, yaml.NodeEvent)
-            depth += isinstance(event, yaml.CollectionStartEvent) - isinstance(event, yaml.CollectionEndEvent)
-            if nodes > MAX_NODES or depth > MAX_DEPTH:
-                raise ConfigError(f"{where} holds more than {MAX_NODES:,} YAML values or nests deeper than "
-                                  f"{MAX_DEPTH}; a config is a page of keys")
-        return yaml.safe_load(text)
-    except ValueError as e:  # e.g. an integer of more digits than Python converts
-        if isinstance(e, ConfigError):
-            raise
-        raise ConfigError(f"{where} holds a value that cannot be read: {_short(str(e))}") from None
-    except yaml.YAMLError as e:
-        raise ConfigError(f"{where} is not valid YAML: {str(e).splitlines()[0]} ({_short(getattr(e, 'problem', ''))})") from None
-
-
-def parse_override(text: str) -> tuple[str, Any]:
-    """``"key=value"`` → (key, value), the value read as YAML (``ent_coef=0.02``, ``hidden=[128,128]``)."""
-    key, sep, raw = text.partition("=")
-    if not sep or not key.strip():
-        raise ConfigError(f"--set expects key=value, got {_short(text)} (e.g. --set total_steps=5000)")
-    if len(raw) > MAX_FILE_BYTES:
-        raise ConfigError(f"--set {key.strip()!r}: the value is over {MAX_FILE_BYTES:,} characters")
-    return key.strip(), safe_yaml(raw, f"--set {_short(text)}: the value")
-
-
-def read_yaml_file(path: Path) -> Any:
-    """The YAML data of a config file: size-capped, UTF-8, no aliases (see ``safe_yaml``)."""
-    if not path.is_file():
-        raise ConfigError(f"config file {str(path)!r} not found; the shipped configs are in configs/")
-    if path.stat().st_size > MAX_FILE_BYTES:
-        raise ConfigError(f"config file {str(path)!r} is {path.stat().st_size:,} bytes; a config is under "
-                          f"{MAX_FILE_BYTES:,} (is this the right file?)")
-    try:
-        text = path.read_bytes().decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise ConfigError(f"config file {str(path)!r} is not UTF-8 text (byte {e.start}); save it as UTF-8") from None
-    return safe_yaml(text, f"config file {str(path)!r}")
+            raise ConfigError(f"key {key!r} in {source} names agent {short(spec)}, which does not build: {msg}") from None
 
 
 def load_config(path: str | Path | None, overrides: list[str] = ()) -> TrainConfig:
     """The config of a YAML file (or the defaults), with ``--set key=value`` overrides applied."""
-    return make_config(*_merged(path, overrides))
-
-
-def _merged(path, overrides) -> tuple[dict[str, Any], str]:
-    values: dict[str, Any] = {}
-    source = "the defaults"
-    if path is not None:
-        path = Path(path)
-        values = read_yaml_file(path)
-        if values is None:
-            values = {}
-        source = str(path)
-        make_config(values, source)  # name a bad key of the file before any override hides it
-    for text in overrides:
-        key, value = parse_override(text)
-        if key not in _HINTS:
-            make_config({key: value}, "--set")  # raises, naming the key
-        if key == "rules" or (isinstance(value, dict) and isinstance(values.get(key), dict) and key != "opponents"):
-            values[key] = {**values.get(key, {}), **value}
-        else:
-            values[key] = value
-    return values, (source if not overrides else f"{source} with --set")
+    return load(TrainConfig, make_config, path, overrides)
 
 
 # Keys a resumed run cannot change: its network, its game, its observations, or the recording in progress.
@@ -431,8 +269,8 @@ def load_resume_config(path: Path, overrides: list[str]) -> tuple[TrainConfig, b
     cfg = load_config(path, overrides)
     for key in FIXED_ON_RESUME:
         if getattr(cfg, key) != getattr(saved, key):
-            raise ConfigError(f"--set {key}={_short(getattr(cfg, key))} cannot apply to a resumed run (it was trained "
-                              f"with {key}={_short(getattr(saved, key))}: its network, game or recording depend on it); "
+            raise ConfigError(f"--set {key}={short(getattr(cfg, key))} cannot apply to a resumed run (it was trained "
+                              f"with {key}={short(getattr(saved, key))}: its network, game or recording depend on it); "
                               f"start a new run instead")
     return cfg, to_dict(cfg) != to_dict(saved)
 

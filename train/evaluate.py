@@ -8,15 +8,13 @@ from __future__ import annotations
 
 from agents.tournament import run_tournament
 
-from .opponents import rule_overrides
-
 
 def evaluate_policy(path, rules, opponent: str, games: int, seed: int = 0, workers: int = 1,
                     progress: bool = False) -> dict:
     """Win rate (and its 95% Wilson interval) of ``checkpoint:path`` against ``opponent``
     (``progress``: a bar with ETA while the games are played)."""
-    res = run_tournament(rules.variant, [f"checkpoint:{path}", opponent], games=games, seed=seed,
-                         workers=workers, names=["agent", opponent], progress=progress, **rule_overrides(rules))
+    res = run_tournament(rules, [f"checkpoint:{path}", opponent], games=games, seed=seed,
+                         workers=workers, names=["agent", opponent], progress=progress)
     me, them = res.stats
     return {"opponent": opponent, "games": me.games, "wins": me.wins, "win_rate": me.win_rate,
             "low": me.win_low, "high": me.win_high, "margin": me.mean_margin,

@@ -41,15 +41,14 @@ import sys
 import time
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from pitch_policy import WEIGHTS_FILE, CheckpointError, PolicyMLP, load_policy, save_policy
 from pitch_env.files import atomic_write
 
-from .config import (ConfigError, _check, _short, _type_name, check_run_name, new_run_dir, parse_override, plain_name,
-                     read_yaml_file)
+from .config import check_run_name, new_run_dir, plain_name
+from .typed_config import ConfigError, GameKeys, build, check_range, load, parse_override, range_of, ranged, short
 from .runfiles import (Array, ResumeError, check_fields, kind_of, read_json, read_npz, regular_file, remove_debris,
                        sha256_of)
 
@@ -57,33 +56,27 @@ PART = 1000  # decisions one recording task returns (a stop loses at most this m
 
 
 @dataclass
-class ExitConfig:
-    variant: str = "setback"  # rules preset: setback, auction or ten_point
-    rules: dict[str, Any] = field(default_factory=dict)  # rules options over the preset
+class ExitConfig(GameKeys):
+    # ----- the game: variant and rules (GameKeys, train/typed_config.py)
     start: str = "checkpoints/setback_base"  # the policy of generation 0 (a checkpoint directory or file)
-    generations: int = 3  # generations to run (each: record, fit, gate); with stages, their sum by default
-    decisions: int = 40_000  # searched decisions recorded per generation
-    worlds: int = 8  # worlds per searched decision of the teacher (pimcnet:worlds:best)
-    replay: int = 2  # generations of recorded decisions each fit uses (this one and the ones before)
-    epochs: int = 4  # passes over the fitted decisions
-    batch_size: int = 512
-    learning_rate: float = 3e-4  # Adam, decaying linearly to zero over the fit
-    gate_games: int = 1000  # duplicate-deal games, candidate vs best
-    gate_min: float = 0.5  # the candidate's win rate must exceed this to become the best
-    workers: int = 2  # recording and gate processes
-    torch_threads: int = 2  # threads of the fit (each recording worker runs torch at one thread)
-    seed: int = 0
+    generations: int = ranged(3, 1, 1000)  # generations to run (each: record, fit, gate); with stages, their sum by default
+    decisions: int = ranged(40_000, PART, 10**8)  # searched decisions recorded per generation
+    worlds: int = ranged(8, 1, 1000)  # worlds per searched decision of the teacher (pimcnet:worlds:best)
+    replay: int = ranged(2, 1, 1000)  # generations of recorded decisions each fit uses (this one and the ones before)
+    epochs: int = ranged(4, 1, 1000)  # passes over the fitted decisions
+    batch_size: int = ranged(512, 1, 1 << 16)
+    learning_rate: float = ranged(3e-4, 1e-8, 1.0)  # Adam, decaying linearly to zero over the fit
+    gate_games: int = ranged(1000, 2, 10**6)  # duplicate-deal games, candidate vs best
+    gate_min: float = ranged(0.5, 0.0, 1.0)  # the candidate's win rate must exceed this to become the best
+    workers: int = ranged(2, 1, 64)  # recording and gate processes
+    torch_threads: int = ranged(2, 1, 256)  # threads of the fit (each recording worker runs torch at one thread)
+    seed: int = ranged(0, 0, 2**62)
     stages: list[dict[str, int]] = field(default_factory=list)  # [{generations: 5, worlds: 8}, {generations: 2, worlds: 16}]
     run_name: str = ""  # folder under runs_dir; empty: the config file's name
     runs_dir: str = "runs"
 
-    def resolved_rules(self):
-        import pitch_env
 
-        return pitch_env.rules(self.variant, **self.rules)
-
-
-FIELDS = [f.name for f in fields(ExitConfig)]
+FIELDS = {f.name: f for f in fields(ExitConfig)}
 STAGE_KEYS = ("generations", "worlds", "decisions", "seed")  # what a stage may set
 
 
@@ -117,43 +110,23 @@ def stage_of(cfg: ExitConfig, generation: int) -> Stage:
     return next(s for s in stages(cfg) if s.first <= generation <= s.last)
 
 
-_RANGES = {"generations": (1, 1000), "decisions": (PART, 10**8), "worlds": (1, 1000), "replay": (1, 1000),
-           "epochs": (1, 1000), "batch_size": (1, 1 << 16), "learning_rate": (1e-8, 1.0),
-           "gate_games": (2, 10**6), "gate_min": (0.0, 1.0), "workers": (1, 64), "torch_threads": (1, 256)}
-
-
 def make_exit_config(values: dict, source: str) -> ExitConfig:
-    """An ExitConfig from plain data, each key checked for name, type and range (one-line ConfigError)."""
-    import typing
-
-    if not isinstance(values, dict):
-        raise ConfigError(f"{source} must be a mapping of key: value, got {type(values).__name__}")
-    hints = typing.get_type_hints(ExitConfig)
-    for key, value in values.items():
-        if key not in hints:
-            raise ConfigError(f"unknown key {_short(key)} in {source}; the keys are: {', '.join(FIELDS)}")
-        if not _check(value, hints[key]):
-            raise ConfigError(f"key {key!r} in {source} must be {_type_name(hints[key])}, got {_short(value)} "
-                              f"({type(value).__name__})")
-    values = {k: (float(v) if hints[k] is float else v) for k, v in values.items()}
-    _check_stages(values.get("stages", []), source)
-    if values.get("stages") and "generations" not in values:
-        values["generations"] = sum(e["generations"] for e in values["stages"])
-    cfg = ExitConfig(**values)
-    for key, (lo, hi) in _RANGES.items():
-        v = getattr(cfg, key)
-        if not (lo <= v <= hi) or (isinstance(v, float) and not math.isfinite(v)):
-            raise ConfigError(f"key {key!r} in {source} is {_short(v)}; it must be between {lo} and {hi}")
+    """An ExitConfig from plain data, each key checked for name, type and range, the stages and the
+    start policy checked too (one-line ConfigError)."""
+    if isinstance(values, dict) and values.get("stages"):
+        stages_value = values["stages"]
+        build(ExitConfig, {"stages": stages_value}, source)  # its type first
+        _check_stages(stages_value, source)
+        if "generations" not in values:
+            values = {**values, "generations": sum(e["generations"] for e in stages_value)}
+    cfg = build(ExitConfig, values, source)
     if cfg.run_name:
         check_run_name(cfg.run_name, f"key 'run_name' in {source}")
     if not cfg.runs_dir.strip():
         raise ConfigError(f"key 'runs_dir' in {source} is empty: name a folder, e.g. runs")
     if not cfg.start:
         raise ConfigError(f"key 'start' in {source} is empty; name the generation-0 policy, e.g. checkpoints/setback_base")
-    try:
-        rules = cfg.resolved_rules()
-    except Exception as e:  # the rules module names the bad option
-        raise ConfigError(f"keys 'variant'/'rules' in {source}: {str(e).splitlines()[0]}") from None
+    rules = cfg.resolved_rules()
     try:
         load_policy(cfg.start, rules)
     except (CheckpointError, FileNotFoundError, OSError) as e:
@@ -169,24 +142,15 @@ def _check_stages(entries: list, source: str) -> None:
         where = f"stage {n + 1} of key 'stages' in {source}"
         wrong = [k for k in entry if k not in STAGE_KEYS]
         if wrong or "generations" not in entry:
-            raise ConfigError(f"{where} sets {_short(wrong or sorted(entry))}; a stage sets 'generations' and any of "
+            raise ConfigError(f"{where} sets {short(wrong or sorted(entry))}; a stage sets 'generations' and any of "
                               f"{', '.join(STAGE_KEYS[1:])}")
         for key, v in entry.items():
-            lo, hi = _RANGES.get(key, (0, 2**62))
-            if not lo <= v <= hi:
-                raise ConfigError(f"key {key!r} of {where} is {_short(v)}; it must be between {lo} and {hi}")
+            check_range(key, v, range_of(FIELDS[key]), f"of {where}")
 
 
 def load_exit_config(path, overrides: list[str] = ()) -> ExitConfig:
-    values, source = {}, "the defaults"
-    if path is not None:
-        values = read_yaml_file(Path(path)) or {}
-        source = str(path)
-        make_exit_config(values, source)  # name a bad key of the file before any override hides it
-    for text in overrides:
-        key, value = parse_override(text)
-        values[key] = value
-    return make_exit_config(values, source if not overrides else f"{source} with --set")
+    """The config of a YAML file (or the defaults), with ``--set key=value`` overrides applied."""
+    return load(ExitConfig, make_exit_config, path, overrides)
 
 
 # ---------------------------------------------------------------------- recording
@@ -545,7 +509,6 @@ def run_exit(cfg: ExitConfig, run_dir: Path, show: bool = True, stop=None, resum
     --set) as the run's config once the run is checked, so a refused resume leaves the run as it was."""
     from agents.tournament import run_tournament
 
-    from .opponents import rule_overrides
 
     rules = cfg.resolved_rules()
     run, todo = open_run(cfg, run_dir)
@@ -605,9 +568,9 @@ def run_exit(cfg: ExitConfig, run_dir: Path, show: bool = True, stop=None, resum
             raise KeyboardInterrupt
         # -- gate
         gate_t0 = time.perf_counter()
-        res = run_tournament(rules.variant, [f"checkpoint:{cand_path}", f"checkpoint:{run.best}"],
+        res = run_tournament(rules, [f"checkpoint:{cand_path}", f"checkpoint:{run.best}"],
                              games=cfg.gate_games, seed=_seed(scfg.seed, local, -2) % 2**31, workers=cfg.workers,
-                             names=["candidate", "best"], **rule_overrides(rules))
+                             names=["candidate", "best"])
         me = res.stats[0]
         kept = me.win_rate > cfg.gate_min
         row = {"generation": k, "worlds": scfg.worlds, **stats,

@@ -64,19 +64,10 @@ class AgentOpponent:
 
 
 def make_agent(spec: str, rules):
-    """An ``agents.make`` agent for these rules (built over an AEC env of the same rules)."""
+    """An ``agents.make`` agent for these rules (it reads each seat's ``info_state`` from AgentOpponent)."""
     import agents
-    import pitch_env
 
-    return agents.make(spec, pitch_env.env(rules.variant, **rule_overrides(rules)))
-
-
-def rule_overrides(rules) -> dict:
-    """The options of ``rules`` that differ from its preset (what rebuilds it from the preset)."""
-    import pitch_env
-
-    base = pitch_env.rules(rules.variant).as_dict()
-    return {k: v for k, v in rules.as_dict().items() if k != "variant" and base.get(k) != v}
+    return agents.make(spec, rules)
 
 
 class OpponentPool:

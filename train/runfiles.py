@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .config import ConfigError, _short
+from .typed_config import ConfigError, short
 
 
 class ResumeError(ConfigError):
@@ -157,7 +157,7 @@ def read_npz(path: Path, arrays: dict[str, Array], rows: tuple[int, int], cap: i
             infos = z.infolist()
             names = sorted(i.filename for i in infos)
             if names != sorted(f"{k}.npy" for k in arrays):
-                raise ResumeError(f"{where} holds {_short(names)}, not the arrays {', '.join(arrays)}; {fix}")
+                raise ResumeError(f"{where} holds {short(names)}, not the arrays {', '.join(arrays)}; {fix}")
             headers, total, n = {}, 0, None
             for info in infos:
                 key = info.filename[:-4]
@@ -245,7 +245,7 @@ def check_fields(obj, spec: dict[str, tuple], where: str, optional: tuple[str, .
         raise ResumeError(f"{where} is a JSON {type(obj).__name__}, not the object the run wrote")
     extra = [k for k in obj if k not in spec]
     if extra and not others:
-        raise ResumeError(f"{where} holds {_short(extra[0])}, which the run never writes")
+        raise ResumeError(f"{where} holds {short(extra[0])}, which the run never writes")
     for key, (kind, lo, hi) in spec.items():
         if key not in obj:
             if key in optional:
@@ -257,5 +257,5 @@ def check_fields(obj, spec: dict[str, tuple], where: str, optional: tuple[str, .
             ok = lo <= v <= hi
         if not ok:
             bounds = f" from {lo} to {hi}" if lo is not None else ""
-            raise ResumeError(f"{where}: {key!r} is {_short(v)}, expected {kind.__name__}{bounds}")
+            raise ResumeError(f"{where}: {key!r} is {short(v)}, expected {kind.__name__}{bounds}")
     return obj
