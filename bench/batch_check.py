@@ -20,7 +20,7 @@ from pitch_env.engine import Game
 from pitch_env.record import game_record
 from pitch_env.replay import replay
 from pitch_env.rewards import game_rewards, hand_rewards, relative_rewards, win_bonuses
-from pitch_env.rules import _CHOICES, MAX_PLAYERS, MIN_PLAYERS, PRESET_PLAYERS, rules as make_rules
+from pitch_env.rules import CHOICES, MAX_PLAYERS, MIN_PLAYERS, PRESET_PLAYERS, rules as make_rules
 from pitch_env.vector import VectorEnv
 
 INT_CHOICES = {
@@ -44,7 +44,7 @@ class Mismatch(AssertionError):
 def draw_options(rng: random.Random, variant: str, vary: float = 0.3) -> dict:
     """A player count of ``variant`` (sometimes any from 2 to 7), a partnership setting where allowed, and each
     other option of rules.py's table changed with probability ``vary`` (a mix the rules refuse is drawn again)."""
-    table = {**_CHOICES, **INT_CHOICES}
+    table = {**CHOICES, **INT_CHOICES}
     for _ in range(1000):
         n = rng.choice(PRESET_PLAYERS[variant])
         base = {"num_players": n}

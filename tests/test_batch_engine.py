@@ -12,7 +12,7 @@ from pitch_env.batch import kernels
 from pitch_env.batch.tables import KNOWN_CHOICES, compile_rules
 from pitch_env.cards import trump_table
 from pitch_env.engine import BID, DECLARE, DISCARD, OVER, PASS, PLAY, STOCK
-from pitch_env.rules import _CHOICES, PRESET_PLAYERS, rules
+from pitch_env.rules import CHOICES, PRESET_PLAYERS, rules
 from pitch_env.vector import VectorEnv
 
 CONFIGS = [(v, n, p) for v, counts in PRESET_PLAYERS.items() for n in counts
@@ -20,7 +20,7 @@ CONFIGS = [(v, n, p) for v, counts in PRESET_PLAYERS.items() for n in counts
 
 
 def test_the_kernels_know_every_value_of_every_string_option():
-    assert {k: tuple(v) for k, v in _CHOICES.items()} == KNOWN_CHOICES
+    assert {k: tuple(v) for k, v in CHOICES.items()} == KNOWN_CHOICES
 
 
 def test_the_compiled_kernels_saw_the_engines_constants():
