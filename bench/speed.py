@@ -1,17 +1,22 @@
-"""Decisions per second of random legal play through the wrapped AEC env, beside PettingZoo's own
-``texas_holdem_v4`` and ``leduc_holdem_v4`` in the same run and with the same loop.
+"""Decisions per second of random legal play: the wrapped AEC env, PettingZoo's own ``texas_holdem_v4``
+and ``leduc_holdem_v4`` with the same loop, OpenSpiel's C++ ``spades`` (where open_spiel is installed),
+and the vector env (``pitch_env.vector_env``) at several batch sizes, all in the same run.
 
-Every decision builds the observation and the action mask (``env.last()``), picks a uniformly
-random legal action from the mask and steps. One process, one core. Run: ``make bench`` or
-``pitch bench [--seconds S]``.
+Every decision builds the observation and the action mask, picks a uniformly random legal action from
+the mask and steps (the vector env: for every game at once, the pick compiled as well). One process,
+one core. Run: ``make bench`` or ``pitch bench [--seconds S]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import platform
 import random
 import time
+
+import numpy as np
+from numba import njit
 
 
 def decisions_per_second(make_env, seconds: float, seed: int = 0) -> tuple[float, float, int]:
@@ -41,6 +46,87 @@ def decisions_per_second(make_env, seconds: float, seed: int = 0) -> tuple[float
     return decisions / wall, decisions / cpu, decisions
 
 
+@njit(cache=True)
+def random_legal(mask, state, out):
+    """A uniformly random legal action for every game (``state``: a one-element uint64 LCG state)."""
+    for g in range(mask.shape[0]):
+        state[0] = state[0] * np.uint64(6364136223846793005) + np.uint64(1442695040888963407)
+        legal = 0
+        for a in range(mask.shape[1]):
+            legal += mask[g, a]
+        pick = np.int64((state[0] >> np.uint64(33)) % np.uint64(legal))
+        for a in range(mask.shape[1]):
+            if mask[g, a]:
+                if pick == 0:
+                    out[g] = a
+                    break
+                pick -= 1
+
+
+def vector_decisions_per_second(make_env, seconds: float, seed: int = 0) -> tuple[float, float, int]:
+    """Random play through a vector env for ``seconds``: every step one decision in each game."""
+    env = make_env()
+    out = env.reset(seed=seed)
+    state = np.array([seed + 1], np.uint64)
+    actions = np.zeros(env.num_envs, np.int64)
+    decisions = 0
+    start, cpu_start = time.perf_counter(), time.process_time()
+    deadline = start + seconds
+    while time.perf_counter() < deadline:
+        random_legal(out["action_mask"], state, actions)
+        out = env.step(actions)
+        decisions += env.num_envs
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu_start
+    return decisions / wall, decisions / cpu, decisions
+
+
+def spiel_decisions_per_second(make_game, seconds: float, seed: int = 0) -> tuple[float, float, int]:
+    """Random play through an OpenSpiel game with the same loop: observation tensor and legal-action mask at
+    every decision, chance outcomes sampled (not counted as decisions)."""
+    game = make_game()
+    pick = random.Random(seed).random
+    decisions = 0
+    start, cpu_start = time.perf_counter(), time.process_time()
+    deadline = start + seconds
+    while time.perf_counter() < deadline:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(outcomes[int(pick() * len(outcomes))][0])
+                continue
+            state.observation_tensor()
+            state.legal_actions_mask()
+            legal = state.legal_actions()
+            state.apply_action(legal[int(pick() * len(legal))])
+            decisions += 1
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu_start
+    return decisions / wall, decisions / cpu, decisions
+
+
+VECTOR_CASES = (("setback", 4, True), ("auction", 4, False), ("ten_point", 4, True))
+
+
+def vector_cases(batch_sizes):
+    import pitch_env
+
+    out = []
+    for variant, players, partnerships in VECTOR_CASES:
+        for b in batch_sizes:
+            label = f"vector {variant} {players}p x {b}"
+            out.append((label, vector_decisions_per_second, lambda v=variant, n=players, p=partnerships, b=b:
+                        pitch_env.vector_env(v, b, num_players=n, partnerships=p, copy=False, records=False)))
+    return out
+
+
+def spiel_cases():
+    if importlib.util.find_spec("pyspiel") is None:
+        return []
+    import pyspiel
+
+    return [("openspiel spades (C++)", spiel_decisions_per_second, lambda: pyspiel.load_game("spades"))]
+
+
 def cases():
     import pitch_env
     from pettingzoo.classic import leduc_holdem_v4, texas_holdem_v4
@@ -62,17 +148,27 @@ def main(argv=None) -> int:
     parser.add_argument("--seconds", type=float, default=5.0, help="time per environment")
     parser.add_argument("--only", default=None, help="run only cases whose label contains this text")
     parser.add_argument("--repeat", type=int, default=3, help="timed runs per environment; the median is shown")
+    parser.add_argument("--batch-sizes", default="1,64,1024,4096", help="vector env sizes, comma-separated")
     args = parser.parse_args(argv)
+    sizes = [int(b) for b in args.batch_sizes.split(",")]
     print(f"python {platform.python_version()} on {platform.machine()}, one process; "
           f"median of {args.repeat} runs of {args.seconds:g} s each")
     print(f"{'environment':40} {'decisions/s':>12} {'per CPU s':>12} {'decisions':>10}")
-    for label, make in cases():
+    every = [(label, decisions_per_second, make) for label, make in cases()] + spiel_cases() + vector_cases(sizes)
+    rates = {}
+    for label, measure, make in every:
         if args.only and args.only not in label:
             continue
-        decisions_per_second(make, min(1.0, args.seconds / 5))  # warm-up, not reported
-        runs = sorted(decisions_per_second(make, args.seconds) for _ in range(args.repeat))
+        measure(make, min(1.0, args.seconds / 5))  # warm-up (and compile), not reported
+        runs = sorted(measure(make, args.seconds) for _ in range(args.repeat))
         rate, cpu_rate, n = runs[len(runs) // 2]
-        print(f"{label:40} {rate:12,.0f} {cpu_rate:12,.0f} {n:10,}")
+        rates[label] = rate
+        print(f"{label:40} {rate:12,.0f} {cpu_rate:12,.0f} {n:10,}", flush=True)
+    spades = rates.get("openspiel spades (C++)")
+    vector = {k: v for k, v in rates.items() if k.startswith("vector")}
+    if spades and vector:
+        best = max(vector, key=vector.get)
+        print(f"best vector row: {best}, {vector[best]:,.0f} decisions/s = {vector[best] / spades:.1f}x OpenSpiel spades")
     return 0
 
 

@@ -1,7 +1,8 @@
 """pitch-rl: the rules engine, observation encoder, game records and PettingZoo environment for Pitch.
 
 ``rules(variant, **options)`` builds a rule set, ``Game`` plays it, ``env``/``raw_env`` wrap it
-as a PettingZoo AEC environment (imported lazily so the engine alone stays light). Importing
+as a PettingZoo AEC environment and ``vector_env`` plays many games at once in compiled code (both
+imported lazily so the engine alone stays light). Importing
 ``pitch_env`` registers ``pitch/setback-v0``, ``pitch/auction-v0`` and ``pitch/ten_point-v0`` for
 ``pettingzoo.make("aec", id, **options)``.
 """
@@ -15,7 +16,7 @@ from .rules import Rules, rules, variants
 
 __all__ = ["Game", "IllegalActionError", "InfoState", "Rules", "rules", "variants", "env", "raw_env",
            "card_name", "parse_card", "parse_cards", "game_record", "replay", "load_record", "save_record",
-           "RecordError"]
+           "RecordError", "vector_env"]
 
 
 VARIANT_IDS = {f"pitch/{variant}-v0": variant for variant in variants()}
@@ -39,4 +40,8 @@ def __getattr__(name):
         from . import aec
 
         return getattr(aec, name)
+    if name == "vector_env":
+        from .vector import vector_env
+
+        return vector_env
     raise AttributeError(f"module 'pitch_env' has no attribute {name!r}")

@@ -58,6 +58,12 @@ def trick_keys(table) -> tuple[tuple[int, ...], ...]:
     )
 
 
+def first_dealer(rules: Rules, seed: int) -> int:
+    """The seat that deals the first hand of the game with this seed (``first_dealer="random"`` draws it)."""
+    fd = rules.first_dealer
+    return random.Random(f"pitch:{seed}:dealer").randrange(rules.num_players) if fd == "random" else fd
+
+
 def world_rules(rules: Rules, hand_number: int) -> Rules:
     """The rules of a sampled world: the same, except that the game stops after ``hand_number``, so
     a playout never deals (and shuffles) a next hand it will not look at."""
@@ -104,9 +110,7 @@ class Game:
             validate(rules)
         self._setup(rules, ActionLayout(rules), random.SystemRandom().randrange(2**63) if seed is None else int(seed),
                     [_normalise_deal(d, rules) for d in deals] if deals else [])
-        fd = rules.first_dealer
-        self.dealer = random.Random(f"pitch:{self.seed}:dealer").randrange(rules.num_players) if fd == "random" else fd
-        self.dealer = (self.dealer - 1) % rules.num_players  # _start_hand passes the deal left
+        self.dealer = (first_dealer(rules, self.seed) - 1) % rules.num_players  # _start_hand passes the deal left
         self._start_hand()
 
     def _setup(self, rules: Rules, layout: ActionLayout, seed: int, deals: list) -> None:

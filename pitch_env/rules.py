@@ -123,6 +123,8 @@ _CHOICES = {
     "made_scores": ("points_won", "bid"),
     "win_rule": ("first_to_target", "pitcher_only"),
 }
+# The values each option with a fixed set may take, for code that draws or checks rule mixes (the batched engine).
+CHOICES = _CHOICES
 _FIELD_TYPES = {f.name: f.type for f in dataclasses.fields(Rules)}
 
 

@@ -1,0 +1,139 @@
+"""``BatchEngine``: B games of one rule set stepped together; numpy arrays in and out.
+
+``reset(seeds)`` deals new games, ``step(actions)`` takes one action in every game, and after each call
+``mask`` (int8, the legal actions) and ``obs`` (float32, pitch_env/observer.py's vector for the seat to
+move) hold every game's next decision. A game that ends stays over until it is reset; ``deal`` gives any
+hand's cards again, which is how the reference engine (``Game(deals=...)``) replays what was played here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pitch_env.engine import OVER, first_dealer
+from pitch_env.rules import Rules
+from . import kernels as K
+from .tables import Compiled, check_cache, compile_rules
+
+
+class BatchEngine:
+    def __init__(self, rules: Rules, num_games: int, log_capacity: int = 512):
+        check_cache()
+        self.compiled: Compiled = compile_rules(rules)
+        self.rules = rules
+        self.num_games = B = int(num_games)
+        self.T, self.U = self.compiled.T, self.compiled.U
+        self.I = np.zeros((B, K.NI), np.int64)
+        self.M = np.zeros((B, K.NM), np.uint64)
+        self.obs = np.zeros((B, self.compiled.observer.size), np.float32)
+        self.mask = np.zeros((B, self.compiled.layout.size), np.int8)
+        self.log = np.zeros((B, log_capacity), np.int16)  # every game's actions so far, for its record
+        self._log_bound = 0  # no game has logged more actions than this
+        self.I[:, K.PHASE] = OVER
+
+    @property
+    def size_bytes(self) -> int:
+        """Memory held per game (state, observation, mask and action log)."""
+        arrays = (self.I, self.M, self.obs, self.mask, self.log)
+        return sum(a.nbytes for a in arrays) // self.num_games
+
+    def reset(self, seeds, games=None) -> None:
+        """New games with these seeds in ``games`` (all games if None)."""
+        games = np.arange(self.num_games) if games is None else np.asarray(games, np.int64)
+        seeds = np.asarray(seeds, np.int64).reshape(-1)
+        if self.rules.first_dealer == "random":
+            dealers = np.array([first_dealer(self.rules, int(s)) for s in seeds], np.int64)
+        else:
+            dealers = np.full(len(seeds), self.rules.first_dealer, np.int64)
+        K.reset_many(games, seeds, dealers, self.I, self.M, self.T, self.U, self.obs, self.mask)
+        if len(games) == self.num_games:
+            self._log_bound = 0
+
+    def step(self, actions: np.ndarray, observe: bool = True) -> int:
+        """Take ``actions[g]`` (legal: the caller checks) in every game not over; returns how many games ended."""
+        if self._log_bound >= self.log.shape[1]:
+            self._grow_log()
+        self._log_bound += 1
+        return K.step_all(actions, self.I, self.M, self.T, self.U, self.obs, self.mask, self.log,
+                          observe)
+
+    def _grow_log(self) -> None:
+        longest = int(self.I[:, K.LOGLEN].max())
+        if longest >= self.log.shape[1]:
+            grown = np.zeros((self.num_games, 2 * self.log.shape[1]), np.int16)
+            grown[:, :self.log.shape[1]] = self.log
+            self.log = grown
+        self._log_bound = longest
+
+    # ---- views of the state, one entry per game
+    @property
+    def current_seat(self) -> np.ndarray:
+        return self.I[:, K.CUR]
+
+    @property
+    def over(self) -> np.ndarray:
+        return self.I[:, K.PHASE] == OVER
+
+    @property
+    def game_ended(self) -> np.ndarray:
+        """The games that ended in the last step."""
+        return self.I[:, K.GAME_END] == 1
+
+    @property
+    def hand_ended(self) -> np.ndarray:
+        return self.I[:, K.HAND_END] == 1
+
+    @property
+    def winner(self) -> np.ndarray:
+        """Winning side, -1 while playing on or when truncated."""
+        return self.I[:, K.WINNER]
+
+    @property
+    def truncated(self) -> np.ndarray:
+        return self.I[:, K.TRUNC] == 1
+
+    @property
+    def scores(self) -> np.ndarray:
+        return self.I[:, K.SCORES:K.SCORES + self.rules.num_sides]
+
+    @property
+    def score_change(self) -> np.ndarray:
+        """By side, for the games whose hand ended in the last step (zeros for a thrown-in hand)."""
+        return self.I[:, K.CHANGE:K.CHANGE + self.rules.num_sides]
+
+    def seed_of(self, game: int) -> int:
+        return int(self.I[game, K.SEED])
+
+    def first_dealer_of(self, game: int) -> int:
+        return int(self.I[game, K.FIRST_DEALER])
+
+    def actions_of(self, game: int) -> list[int]:
+        """The actions game ``game`` has taken since it was reset."""
+        return [int(a) for a in self.log[game, :self.I[game, K.LOGLEN]]]
+
+    def hands_of(self, game: int) -> int:
+        return int(self.I[game, K.HAND])
+
+    def deal(self, seed: int, hand: int, dealer: int) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]:
+        """The cards of hand ``hand`` of the game with ``seed`` dealt by ``dealer``: (hands by seat, stock top
+        first), in the form ``Game(deals=...)`` takes."""
+        r = self.rules
+        deck = np.zeros((1, K.MAX_CARDS), np.int64)
+        K.shuffle(seed, hand, r.deck, deck, 0, 0)
+        deck = deck[0]
+        n, hs = r.num_players, r.hand_size
+        hands = [()] * n
+        for i in range(n):
+            hands[K.dealt_to(i, dealer, n, hs)] = tuple(int(c) for c in deck[i * hs:(i + 1) * hs])
+        return tuple(hands), tuple(int(c) for c in deck[n * hs:r.deck])
+
+    def finished_game(self, game: int) -> tuple[int, int, int, np.ndarray]:
+        """What replays game ``game`` in the reference engine, compactly: (seed, first dealer, hands dealt,
+        actions as int16)."""
+        return (self.seed_of(game), self.first_dealer_of(game), self.hands_of(game),
+                self.log[game, :self.I[game, K.LOGLEN]].copy())
+
+    def deals(self, seed: int, first_dealer: int, hands: int) -> list:
+        """The first ``hands`` deals of the game with ``seed``, for ``Game(deals=...)``."""
+        n = self.rules.num_players
+        return [self.deal(seed, h, (first_dealer + h - 1) % n) for h in range(1, hands + 1)]
