@@ -20,13 +20,11 @@ from pitch_env.actions import ActionLayout
 from pitch_env.engine import OVER, Game
 from pitch_env.observer import LiveTable, Observer
 from pitch_policy import CheckpointError, load_policy
-from pitch_policy import policy_input
 from train import exit as ex
 from train.config import ConfigError
 from train.runfiles import kind_of
 
 from test_agents import play_guarded
-from test_train import within_seconds  # noqa: F401  (a fixture: fails a test that would hang)
 
 SHIPPED = {"setback": "checkpoints/setback_base", "auction": "checkpoints/auction_base",
            "ten_point": "checkpoints/ten_point_base"}  # the starts the shipped recipes grow from

@@ -5,7 +5,6 @@ self-play env pay exactly those rewards, and that the loop plays, stops and repo
 
 from __future__ import annotations
 
-import random
 
 import numpy as np
 import pytest

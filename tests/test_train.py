@@ -11,7 +11,7 @@ import pytest
 
 import agents
 import pitch_env
-from conftest import turns
+from agents.base import turns
 from train.config import ConfigError, load_config
 from train.run import train
 from pitch_policy import read_policy
@@ -400,21 +400,6 @@ def one_line_config_error(tmp_path, text: str | bytes, overrides=(), match: str 
     return str(e.value)
 
 
-@pytest.fixture
-def within_seconds():
-    """Fails a test that runs past 20 s instead of hanging the suite (a "billion laughs" walk would)."""
-    import signal
-
-    def boom(*_):
-        raise TimeoutError("took more than 20 s")
-
-    old = signal.signal(signal.SIGALRM, boom)
-    signal.alarm(20)
-    yield
-    signal.alarm(0)
-    signal.signal(signal.SIGALRM, old)
-
-
 def test_a_billion_laughs_config_is_refused_at_once(tmp_path, within_seconds):
     lines = ['a0: &a0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
     lines += [f"a{i}: &a{i} [{', '.join(['*a' + str(i - 1)] * 10)}]" for i in range(1, 9)]
@@ -460,7 +445,7 @@ def test_agent_specs_that_do_not_build_are_refused_when_the_config_is_read(tmp_p
 def test_a_run_name_never_writes_outside_runs_dir(tmp_path, name):
     runs_dir = tmp_path / "runs" / "inner"
     if not name:  # the empty name means "config name and time": allowed
-        assert load_config(None, [f"run_name=''"]).run_name == ""
+        assert load_config(None, ["run_name=''"]).run_name == ""
         return
     with pytest.raises(ConfigError, match="'run_name'.*one plain folder name"):
         train(overrides=[*TINY, f"runs_dir={runs_dir}", f"run_name='{name}'"], show_progress=False)
