@@ -701,6 +701,22 @@ def test_imitate_data_that_is_not_an_npz_is_refused_in_one_line(tmp_path, capsys
         assert err.startswith("error: imitate_data") and "\n" not in err and "Traceback" not in err, err
 
 
+def test_a_resume_refuses_a_snapshot_of_another_network_in_one_line(runs, tmp_path, capsys):
+    """The league's snapshots are read back by one function for every trainer; one written for other
+    rules (ten_point's inputs) is named, with the fix, before the run goes on."""
+    from pitch_cli import main
+
+    run = tmp_path / "setback"
+    shutil.copytree(runs["setback"], run, symlinks=True)
+    newest = sorted((run / "snapshots").glob("*.safetensors"))[-1]
+    shutil.copyfile(sorted((runs["ten_point"] / "snapshots").glob("*.safetensors"))[-1], newest)
+    with pytest.raises(ConfigError, match=f"snapshot '{newest}' is a .* network, but this run's learner is"):
+        train(resume=run, show_progress=False)
+    assert main(["train", "--no-progress", "--resume", str(run)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: snapshot") and "delete it to resume" in err and "\n" not in err, err
+
+
 def test_a_resume_reads_only_the_snapshots_and_state_the_run_wrote(runs, tmp_path):
     run = tmp_path / "setback"
     shutil.copytree(runs["setback"], run, symlinks=True)
