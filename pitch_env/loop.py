@@ -1,6 +1,7 @@
 """The one game loop: the seat to move asks its agent, the action is applied, and whoever watches
-hears of each move and each finished hand. The self-play env, the demonstration recorder and
-PIMC's rollouts all play through ``play``; it runs once per move, so it stays a bare loop.
+hears of each move and each finished hand. The self-play envs, the demonstration recorder, expert
+iteration's recording and PIMC's rollouts all play through ``play``; it runs once per move, so it
+stays a bare loop.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """The rewards of Pitch, as pure functions of a game's outcome: the AEC env's options, the
-self-play env's and the imitation recorder's objective are all computed here.
+self-play env's and the imitation recorder's objective are all computed here, and ``SideRewards``
+keeps the training objective's account of each side a learner plays (every trainer's env uses it).
 
 ``score_change`` is by side (``HandResult.score_change``); ``winner`` a side or None (truncated).
 """
@@ -54,3 +55,40 @@ def win_bonus(winner: int | None, side: int, bonus: float) -> float:
 def win_bonuses(rules: Rules, winner: int | None, bonus: float) -> list[float]:
     """``win_bonus`` of each seat's side, by seat."""
     return [win_bonus(winner, rules.side_of(s), bonus) for s in range(rules.num_players)]
+
+
+class SideRewards:
+    """What each side a learner plays has earned of the training objective since it was last paid:
+    ``reward="hand"``: ``relative_reward`` after each hand, then ``win_bonus`` when the game is won;
+    ``reward="game"``: the win bonus only. ``take(side)`` pays a side (the self-play env, the batched
+    core and the RLlib env each hand it to the side's latest decision in their own way).
+
+        book = SideRewards(rules, "hand", bonus=1.0)
+        book.start(sides)                        # a new game, the learner's sides
+        book.hand_over(result.score_change)      # None for a thrown-in hand
+        book.game_over(game.winner)
+        reward = book.take(side)
+    """
+
+    def __init__(self, rules: Rules, reward: str = "hand", bonus: float = 1.0):
+        self.scale = hand_scale(rules)
+        self.by_hand = reward == "hand"
+        self.bonus = float(bonus)
+        self.pending: dict[int, float] = {}
+
+    def start(self, sides) -> None:
+        self.pending = {side: 0.0 for side in sides}
+
+    def hand_over(self, score_change) -> None:
+        if self.by_hand and score_change is not None:
+            for side in self.pending:
+                self.pending[side] += relative_reward(score_change, side, self.scale)
+
+    def game_over(self, winner: int | None) -> None:
+        if winner is not None:
+            for side in self.pending:
+                self.pending[side] += win_bonus(winner, side, self.bonus)
+
+    def take(self, side: int) -> float:
+        amount, self.pending[side] = self.pending[side], 0.0
+        return amount

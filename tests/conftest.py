@@ -10,7 +10,6 @@ import random
 
 import pytest
 
-from agents.base import turns  # noqa: F401  (the tests' AEC loop is the package's: from conftest import turns)
 from pitch_env import Game, parse_cards
 from pitch_env.record import hand_record
 
@@ -99,3 +98,18 @@ def random_game(variant: str, seed: int, **options) -> Game:
 @pytest.fixture
 def rng() -> random.Random:
     return random.Random(12345)
+
+
+@pytest.fixture
+def within_seconds():
+    """Fails a test that runs past 20 s instead of hanging the suite (a "billion laughs" walk would)."""
+    import signal
+
+    def boom(*_):
+        raise TimeoutError("took more than 20 s")
+
+    old = signal.signal(signal.SIGALRM, boom)
+    signal.alarm(20)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, old)

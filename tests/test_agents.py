@@ -10,7 +10,7 @@ from agents import SPEC_FORMS, make
 from agents.worlds import sample_hands, void_masks
 from pitch_env.cards import cards_in, mask_of, parse_card
 
-from conftest import turns
+from agents.base import turns
 
 PRESETS = ("setback", "auction", "ten_point")
 SPECS = ("random", "heuristic", "pimc:2", "pimc:2:1")
@@ -146,7 +146,6 @@ def test_heuristic_discards_its_least_valuable_trumps_in_ten_point():
                 info = {"info_state": game.info_state(seat), "legal_actions": game.legal_actions()}
                 card = parse_card(game.action_name(agent.act(None, info)).split()[1])
                 table = game.table
-                points = {parse_card(c) for c in ("AH", "JH", "TH", "3H", "2H")}  # not used: any suit
                 # Never a point card while a trump without points could go.
                 from pitch_env.scoring import point_card_values
                 point_cards = {c for c, _ in point_card_values(game.rules, table)}
@@ -154,7 +153,6 @@ def test_heuristic_discards_its_least_valuable_trumps_in_ten_point():
                 if plain:
                     assert card in plain and table.strength[card] == min(table.strength[c] for c in plain)
                 seen += 1
-                del points
             game.apply(rng.choice(game.legal_actions()) if game.phase_name != "discard"
                        else game.legal_actions()[0])
     assert seen > 0

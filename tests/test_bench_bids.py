@@ -7,7 +7,7 @@ import pitch_env
 from agents.checkpoint import CheckpointAgent
 from agents.pimc import PIMCAgent
 from bench.bids import SearchedBids
-from conftest import turns
+from agents.base import turns
 
 
 def test_the_swap_agent_bids_like_the_search_and_plays_like_the_checkpoint():

@@ -14,7 +14,7 @@ import pitch_env
 from pitch_env.infoset import infoset
 from pitch_env.observer import Observer
 
-from conftest import turns
+from agents.base import turns
 
 # Every preset × every allowed player count × solo/partnership.
 CONFIGS = [("setback", n, n == 4) for n in (2, 3, 4)] + [("setback", 4, False)]

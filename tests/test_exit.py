@@ -20,13 +20,11 @@ from pitch_env.actions import ActionLayout
 from pitch_env.engine import OVER, Game
 from pitch_env.observer import LiveTable, Observer
 from pitch_policy import CheckpointError, load_policy
-from pitch_policy import policy_input
 from train import exit as ex
 from train.config import ConfigError
 from train.runfiles import kind_of
 
 from test_agents import play_guarded
-from test_train import within_seconds  # noqa: F401  (a fixture: fails a test that would hang)
 
 SHIPPED = {"setback": "checkpoints/setback_base", "auction": "checkpoints/auction_base",
            "ten_point": "checkpoints/ten_point_base"}  # the starts the shipped recipes grow from
@@ -528,3 +526,13 @@ def test_more_workers_than_the_machine_holds_is_refused_before_anything_is_writt
     err = capsys.readouterr().err
     assert f"key 'workers' {too_many}: this machine has" in err and err.count("\n") == 1
     assert list(tmp_path.iterdir()) == []
+
+
+def test_recording_plays_on_the_one_game_loop(monkeypatch):
+    import pitch_env.loop
+
+    calls = []
+    real = pitch_env.loop.play
+    monkeypatch.setattr(pitch_env.loop, "play", lambda *a, **k: calls.append(1) or real(*a, **k))
+    part = ex.record_part(ex.ExitConfig(worlds=1), SHIPPED["setback"], 5, seed=3)
+    assert len(part["y"]) == 5 and calls  # no game loop of its own

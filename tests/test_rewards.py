@@ -5,16 +5,14 @@ self-play env pay exactly those rewards, and that the loop plays, stops and repo
 
 from __future__ import annotations
 
-import random
-
 import numpy as np
 import pytest
 
 import pitch_env
 from pitch_env import Game, game_record, rules
 from pitch_env.loop import play
-from pitch_env.rewards import (game_rewards, hand_rewards, hand_scale, relative_reward, relative_rewards,
-                               win_bonus)
+from pitch_env.rewards import (SideRewards, game_rewards, hand_rewards, hand_scale, relative_reward,
+                               relative_rewards, win_bonus)
 
 from test_env import rewards_by_agent, won_game_rewards
 from test_rules_setback import play_d1
@@ -49,6 +47,28 @@ def test_win_bonus_goes_to_the_winner_and_is_taken_from_every_other_side():
     assert win_bonus(winner=1, side=1, bonus=0.5) == 0.5
     assert win_bonus(winner=1, side=0, bonus=0.5) == -0.5
     assert win_bonus(winner=None, side=0, bonus=0.5) == 0.0
+
+
+def test_side_rewards_pay_each_learner_side_what_it_earned_since_it_was_last_paid():
+    """Three-handed auction, the learner at sides 0 and 2: side 0 makes 3 while the others make 1 and
+    lose 2 (relative: 3 - (1 - 2)/2 = 3.5 points), side 2 then wins the game."""
+    r = rules("auction", num_players=3)
+    book = SideRewards(r, "hand", bonus=0.5)
+    book.start([0, 2])
+    book.hand_over((3, 1, -2))
+    book.hand_over(None)  # a thrown-in hand earns nothing
+    assert book.take(0) == relative_reward((3, 1, -2), 0, hand_scale(r)) == 3.5 * hand_scale(r)
+    assert book.take(0) == 0.0  # paid once
+    book.game_over(winner=2)
+    assert book.take(0) == -0.5
+    assert book.take(2) == relative_reward((3, 1, -2), 2, hand_scale(r)) + 0.5
+    with pytest.raises(KeyError):
+        book.take(1)  # not a learner side: nobody keeps its account
+    only_games = SideRewards(r, "game", bonus=1.0)
+    only_games.start([1])
+    only_games.hand_over((3, 1, -2))
+    only_games.game_over(winner=None)  # truncated: no bonus either way
+    assert only_games.take(1) == 0.0
 
 
 # ======================================================================= the AEC env's reward="relative"

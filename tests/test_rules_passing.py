@@ -9,7 +9,7 @@ import pitch_env
 from agents.cli import rules_of
 from agents.report import fair_shares
 from agents.tournament import run_tournament
-from conftest import turns
+from agents.base import turns
 from train.config import ConfigError, load_config
 
 # Setback is a game of 2 to 4; these rules seat 5 because player_counts says so, a fact no dict of

@@ -11,7 +11,7 @@ import pytest
 
 import agents
 import pitch_env
-from conftest import turns
+from agents.base import turns
 from train.config import ConfigError, load_config
 from train.run import train
 from pitch_policy import read_policy
@@ -400,21 +400,6 @@ def one_line_config_error(tmp_path, text: str | bytes, overrides=(), match: str 
     return str(e.value)
 
 
-@pytest.fixture
-def within_seconds():
-    """Fails a test that runs past 20 s instead of hanging the suite (a "billion laughs" walk would)."""
-    import signal
-
-    def boom(*_):
-        raise TimeoutError("took more than 20 s")
-
-    old = signal.signal(signal.SIGALRM, boom)
-    signal.alarm(20)
-    yield
-    signal.alarm(0)
-    signal.signal(signal.SIGALRM, old)
-
-
 def test_a_billion_laughs_config_is_refused_at_once(tmp_path, within_seconds):
     lines = ['a0: &a0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
     lines += [f"a{i}: &a{i} [{', '.join(['*a' + str(i - 1)] * 10)}]" for i in range(1, 9)]
@@ -460,7 +445,7 @@ def test_agent_specs_that_do_not_build_are_refused_when_the_config_is_read(tmp_p
 def test_a_run_name_never_writes_outside_runs_dir(tmp_path, name):
     runs_dir = tmp_path / "runs" / "inner"
     if not name:  # the empty name means "config name and time": allowed
-        assert load_config(None, [f"run_name=''"]).run_name == ""
+        assert load_config(None, ["run_name=''"]).run_name == ""
         return
     with pytest.raises(ConfigError, match="'run_name'.*one plain folder name"):
         train(overrides=[*TINY, f"runs_dir={runs_dir}", f"run_name='{name}'"], show_progress=False)
@@ -714,6 +699,22 @@ def test_imitate_data_that_is_not_an_npz_is_refused_in_one_line(tmp_path, capsys
         assert main(args) == 2
         err = capsys.readouterr().err.strip()
         assert err.startswith("error: imitate_data") and "\n" not in err and "Traceback" not in err, err
+
+
+def test_a_resume_refuses_a_snapshot_of_another_network_in_one_line(runs, tmp_path, capsys):
+    """The league's snapshots are read back by one function for every trainer; one written for other
+    rules (ten_point's inputs) is named, with the fix, before the run goes on."""
+    from pitch_cli import main
+
+    run = tmp_path / "setback"
+    shutil.copytree(runs["setback"], run, symlinks=True)
+    newest = sorted((run / "snapshots").glob("*.safetensors"))[-1]
+    shutil.copyfile(sorted((runs["ten_point"] / "snapshots").glob("*.safetensors"))[-1], newest)
+    with pytest.raises(ConfigError, match=f"snapshot '{newest}' is a .* network, but this run's learner is"):
+        train(resume=run, show_progress=False)
+    assert main(["train", "--no-progress", "--resume", str(run)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: snapshot") and "delete it to resume" in err and "\n" not in err, err
 
 
 def test_a_resume_reads_only_the_snapshots_and_state_the_run_wrote(runs, tmp_path):

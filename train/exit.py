@@ -157,42 +157,44 @@ def load_exit_config(path, overrides: list[str] = ()) -> ExitConfig:
 def record_part(cfg: ExitConfig, policy_path: str, n: int, seed: int) -> dict[str, np.ndarray]:
     """Self-play games of the teacher at every seat until ``n`` searched decisions are recorded:
     the network's input and mask at each, the search's action as the network sees it, and whether the
-    search overrode the network there."""
+    search overrode the network there. The games run on the one game loop (pitch_env/loop.py ``play``):
+    the teacher searches one decision at a time and keeps NetSearch's Decision, so the batched core
+    (train/lockstep.py), which gathers many games' rows into one forward pass, has nothing to batch."""
     from agents.netpimc import SEARCHED, NetSearch
     from pitch_env.actions import ActionLayout
-    from pitch_policy.canonical import shown_action
-    from pitch_env.engine import OVER, Game
+    from pitch_env.engine import Game
+    from pitch_env.loop import play
     from pitch_env.observer import LiveTable, Observer
+    from pitch_policy.canonical import shown_action
 
     rules = cfg.resolved_rules()
     policy, _ = load_policy(policy_path, rules)
     rng = random.Random(seed)
     search = NetSearch(policy, rules, cfg.worlds, rng)
-    observer = Observer(rules)
-    A = ActionLayout(rules).size
+    live = LiveTable(Observer(rules))
+    size = ActionLayout(rules).size
     xs, ms, ys, over = [], [], [], []
+
+    def teach(g: Game, seat: int) -> int:
+        legal = g.legal_actions()
+        if len(legal) == 1:
+            return legal[0]
+        v = g.info_state(seat)
+        mask = np.zeros(size, bool)  # a fresh one: without a transform the Decision keeps it as its mask
+        mask[legal] = True
+        d = search.decide(live.observe(seat), mask, v)
+        if v.phase in SEARCHED:
+            xs.append(np.asarray(d.x, np.float32))
+            ms.append(np.asarray(d.mask, bool))
+            ys.append(shown_action(d.act_src, d.action))
+            over.append(d.action != d.network)
+        return d.action
+
     while len(ys) < n:
         g = Game(rules, seed=rng.getrandbits(62))
-        live = LiveTable(observer)
         live.sync(g)
-        while g.phase != OVER and len(ys) < n:
-            seat = g.current_seat
-            legal = g.legal_actions()
-            action = legal[0]
-            if len(legal) > 1:
-                v = g.info_state(seat)
-                mask = np.zeros(A, bool)
-                mask[legal] = True
-                d = search.decide(live.observe(seat), mask, v)
-                action = d.action
-                if v.phase in SEARCHED:
-                    xs.append(np.asarray(d.x, np.float32))
-                    ms.append(np.asarray(d.mask, bool))
-                    ys.append(shown_action(d.act_src, action))
-                    over.append(action != d.network)
-            phase, number = g.phase, g.hand_number
-            g.apply(action)  # checked: the search picks from legal actions, and a slip would fail here
-            live.after(g, seat, action, phase, number)
+        # checked moves (not ``trusted``): the search picks from legal actions, and a slip would fail here
+        play(g, teach, stop=lambda seat: len(ys) >= n, moved=live.after)
     return {"x": np.stack(xs), "mask": np.stack(ms), "y": np.asarray(ys, np.int64), "overrode": np.asarray(over)}
 
 

@@ -32,7 +32,7 @@ from pitch_policy.canonical import shown_action
 from pitch_env.engine import Game
 from pitch_env.loop import play
 from pitch_policy import input_size, policy_input
-from pitch_env.rewards import hand_scale, relative_reward, win_bonus as bonus_for
+from pitch_env.rewards import SideRewards
 
 from .config import ConfigError
 from .hint import engine_hint
@@ -103,7 +103,7 @@ def _collect_part(args) -> Demos:
     actions = np.zeros(decisions, np.int64)
     rewards = np.zeros(decisions, np.float64)  # the reward that follows each decision, in its side's own sequence
     returns = np.full(decisions, np.nan if phases is not None else 0.0, np.float32)
-    scale = hand_scale(rules)
+    book = SideRewards(rules, reward, win_bonus)  # every side's, paid to its latest recorded decision
     rng = np.random.default_rng(seed)
     i = 0
 
@@ -122,10 +122,16 @@ def _collect_part(args) -> Demos:
             i += 1
         return action
 
-    def hand_over(result) -> None:  # the self-play env's reward, after each side's latest decision
+    def pay() -> None:  # the self-play env's reward, after each side's latest decision (none yet: dropped)
+        for side in range(rules.num_sides):
+            amount, idx = book.take(side), sequence.get(side)
+            if idx:
+                rewards[idx[-1]] += amount
+
+    def hand_over(result) -> None:
         if result is not None:
-            for side, idx in sequence.items():
-                rewards[idx[-1]] += relative_reward(result.score_change, side, scale)
+            book.hand_over(result.score_change)
+            pay()
 
     # Recording only some phases, nothing after the budget is recorded and no return is needed;
     # otherwise a game is played out even past the budget, so every return is complete.
@@ -136,10 +142,11 @@ def _collect_part(args) -> Demos:
         for p in {id(p): p for p in teachers + others}.values():
             p.reset(int(rng.integers(2**31)))
         sequence: dict[int, list[int]] = {}  # side -> its recorded decisions, in order
+        book.start(range(rules.num_sides))
         play(game, act, stop=budget_spent, hand_over=hand_over if reward == "hand" else None)
-        if game.is_over and game.winner is not None:
-            for side, idx in sequence.items():
-                rewards[idx[-1]] += bonus_for(game.winner, side, win_bonus)
+        if game.is_over:
+            book.game_over(game.winner)
+            pay()
         if phases is not None:
             continue  # no value targets (module docstring); returns stay NaN
         for idx in sequence.values():  # discounted returns, backwards through each side's decisions

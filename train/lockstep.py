@@ -3,9 +3,10 @@
 
 Every tick each game makes one move. Sides the engine plays (heuristic, random, agent specs) move
 inside the tick; the rows of every game where the learner is to move go through its network in one
-batch, and so do the rows of each frozen snapshot. Rewards are those of pitch_env/rewards.py
-(``reward: hand``: the side's relative score change after each hand; the ± win bonus at the end),
-credited to the side's latest decision, as the single-game env does (train/selfplay.py).
+batch, and so do the rows of each frozen snapshot. Rewards are those of pitch_env/rewards.py, kept by
+one ``SideRewards`` per game (``reward: hand``: the side's relative score change after each hand; the
+± win bonus at the end), credited to the side's latest decision, as the single-game env does
+(train/selfplay.py).
 
 A rollout ends once ``target`` learner decisions are recorded; the games go on into the next one. A
 trajectory (one side's decisions in one game) that ended is a finished ``Segment``; one still running
@@ -28,7 +29,7 @@ import numpy as np
 from pitch_env.actions import ActionLayout
 from pitch_env.engine import BID, OVER, PASS, Game, bid_value
 from pitch_env.observer import LiveTable, Observer
-from pitch_env.rewards import hand_scale, relative_reward, win_bonus
+from pitch_env.rewards import SideRewards
 from pitch_env.scoring import SHOOT
 from pitch_policy import BatchMLP, batch_policy_input
 from pitch_policy.canonical import BatchCanonical, SuitCanonical
@@ -161,7 +162,7 @@ class Lockstep:
         self.games = Games(rules, n_games)
         self.canon = BatchCanonical(SuitCanonical(rules)) if cfg.observation == "suit_canonical" else None
         self.hint = cfg.hint != "none"
-        self.scale = hand_scale(rules)
+        self.books = [SideRewards(rules, cfg.reward, cfg.win_bonus) for _ in range(n_games)]  # each game's rewards
         self.side_of = [rules.side_of(s) for s in range(rules.num_players)]
         self.pi = self.vf = None
         self.seatings: list = []  # each slot's Seating (empty until the first collect)
@@ -185,6 +186,7 @@ class Lockstep:
         seating = self.seatings[i] = self.league.draw()
         self.games.reset(i, int(self.rng.integers(2**62)))
         self.traj[i] = {s: [] for s in seating.learner_sides}
+        self.books[i].start(seating.learner_sides)
 
     def inputs(self, idx: list[int], seats: list[int]):
         """What the network reads for games ``idx``: (inputs, masks, permutation ids or None)."""
@@ -194,7 +196,7 @@ class Lockstep:
     def collect(self, target: int) -> Rollout:
         """Step the games until ``target`` more learner decisions are recorded (module docstring)."""
         r, cfg, n = self.rules, self.cfg, self.n
-        games, side_of = self.games, self.side_of
+        games, side_of, books = self.games, self.side_of, self.books
         if not self.seatings:
             self.seatings, self.traj = [None] * n, [{} for _ in range(n)]
             for i in range(n):
@@ -217,16 +219,16 @@ class Lockstep:
             stats[f"games_vs_{name}"] = 0
             stats[f"won_vs_{name}"] = 0.0
 
-        def credit(i: int, side: int, amount: float) -> None:
-            rows_of = traj[i][side]
-            if rows_of:  # a reward before the side's first decision has nobody to go to (as in SelfPlayEnv)
-                rewards[rows_of[-1]] += amount
+        def credit(i: int) -> None:
+            for side, rows_of in traj[i].items():
+                amount = books[i].take(side)
+                if rows_of:  # a reward before the side's first decision has nobody to go to (as in SelfPlayEnv)
+                    rewards[rows_of[-1]] += amount
 
         def finish(i: int) -> None:
             g = games.games[i]
-            if g.winner is not None:
-                for side in traj[i]:
-                    credit(i, side, win_bonus(g.winner, side, cfg.win_bonus))
+            books[i].game_over(g.winner)
+            credit(i)
             segments.extend(Segment(rows_of, True) for rows_of in traj[i].values() if rows_of)
             stats["games"] += 1
             seating = seatings[i]
@@ -241,8 +243,8 @@ class Lockstep:
         def apply(i: int, seat: int, action: int) -> None:
             hand, over = games.step(i, seat, action)
             if hand is not None and cfg.reward == "hand":
-                for side in traj[i]:
-                    credit(i, side, relative_reward(hand, side, self.scale))
+                books[i].hand_over(hand)
+                credit(i)
             if over:
                 finish(i)
                 self.start(i)

@@ -13,6 +13,7 @@ import math
 import time
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -24,6 +25,9 @@ from . import runfiles
 from .config import ConfigError, TrainConfig, load_config, load_resume_config, new_run_dir, plain_name
 from .rundir import RunDir, Scalars, maybe_bar
 from .stop import Interrupted, StopFlag
+
+if TYPE_CHECKING:
+    from .imitate import Demos
 
 
 # ---------------------------------------------------------------------- the warm start
@@ -146,11 +150,11 @@ def open_run(cfg, config_path, overrides, resume):
 
 def require_ray() -> None:
     """``backend: rllib`` needs the optional ``[rllib]`` extra; say so before anything is written."""
-    try:
-        import ray.rllib  # noqa: F401
-    except ImportError:
+    from importlib.util import find_spec
+
+    if find_spec("ray") is None or find_spec("ray.rllib") is None:
         raise ConfigError("backend: rllib needs Ray RLlib, which is not installed here: pip install -e '.[rllib]' "
-                          "(make rllib-test builds .venv-rllib with it), or use backend: sb3") from None
+                          "(make rllib-test builds .venv-rllib with it), or use backend: sb3")
 
 
 def check_processes(cfg: TrainConfig) -> None:

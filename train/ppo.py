@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from pitch_policy import WEIGHTS_FILE, read_policy, save_policy
+from pitch_policy import WEIGHTS_FILE, save_policy
 
 from . import resume as ckpt
 from .config import TrainConfig, scheduled
@@ -26,7 +26,7 @@ from .evaluate import log_evaluation
 from .lockstep import Collector, Rollout
 from .loop import RunInterrupted, warm_start
 from .network import PolicyValueNet, export_policy, new_optimizer
-from .rundir import RunDir, Scalars, maybe_bar, policy_card, save_snapshot, tag
+from .rundir import RunDir, Scalars, load_snapshots, maybe_bar, policy_card, save_snapshot, tag
 from .stop import Interrupted, StopFlag
 
 
@@ -223,8 +223,7 @@ def train(cfg: TrainConfig, run: RunDir, started: float, show: bool) -> Path:
         collector = Collector(cfg, salt=7919 * (1 + learner.steps) if learner.found is not None else 0)
         try:
             if learner.found is not None:
-                for path in ckpt.snapshot_files(run.path)[-cfg.snapshot_pool:]:
-                    policy, _ = read_policy(path)
+                for policy in load_snapshots(run, cfg):
                     collector.add_snapshot(policy.layers, policy.activation)
             else:
                 try:
@@ -243,7 +242,7 @@ def train(cfg: TrainConfig, run: RunDir, started: float, show: bool) -> Path:
                     raise RunInterrupted(f"interrupted: checkpoint at {learner.steps:,} steps saved in {run.checkpoint}; "
                                          f"continue with --resume {run.path}")
                 # evaluate the final policy, after saving it, unless an evaluation ran within the last rollout
-                if learner.steps - state.get("last_eval", -1) >= cfg.n_steps * cfg.num_envs:
+                if learner.steps - state.get("last_eval", -1) >= PPO.of(cfg).rollout:
                     learner.evaluate(logger)
             finally:
                 logger.close()

@@ -1,6 +1,6 @@
 """The run directory every trainer writes (PPO of train/ppo.py, SB3 of train/sb3.py, the RLlib
-backend) and what each writes into it the same way: the policy's card, snapshots for the league,
-TensorBoard scalars and tag names, progress bars.
+backend) and what each writes into it the same way: the policy's card, snapshots for the league (and
+reading them back on resume), TensorBoard scalars and tag names, progress bars.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 from pitch_env.actions import ActionLayout
 from pitch_env.observer import LAYOUT_VERSION, Observer
-from pitch_policy import WEIGHTS_FILE, PolicyMLP, make_card, save_policy
+from pitch_policy import WEIGHTS_FILE, PolicyMLP, input_size, make_card, read_policy, save_policy
 from pitch_env.files import atomic_write
 
 from . import resume as ckpt
@@ -49,6 +49,21 @@ def save_snapshot(run: RunDir, policy: PolicyMLP, cfg: TrainConfig, steps: int) 
     save_policy(run.snapshots / f"{steps:012d}.safetensors", policy, policy_card(cfg, policy, steps))
     for old in ckpt.snapshot_files(run.path)[:-cfg.snapshot_pool]:
         old.unlink()
+
+
+def load_snapshots(run: RunDir, cfg: TrainConfig) -> list[PolicyMLP]:
+    """The snapshots ``save_snapshot`` kept (the newest ``snapshot_pool``, oldest first), read back for the
+    league of a resumed run; one that is not this run's learner network is refused in one line."""
+    rules = cfg.resolved_rules()
+    shape = [input_size(rules, cfg.hint), *cfg.hidden, ActionLayout(rules).size]
+    out = []
+    for path in ckpt.snapshot_files(run.path)[-cfg.snapshot_pool:]:
+        policy, _ = read_policy(path)
+        if policy.shape != shape or policy.activation != cfg.activation:
+            raise ckpt.ResumeError(f"snapshot {str(path)!r} is a {policy.shape} {policy.activation} network, but this "
+                                   f"run's learner is {shape} {cfg.activation}; delete it to resume")
+        out.append(policy)
+    return out
 
 
 class Scalars:

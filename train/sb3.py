@@ -17,14 +17,14 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import Logger, TensorBoardOutputFormat
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
-from pitch_policy import WEIGHTS_FILE, PolicyMLP, make_transform, read_policy, save_policy
+from pitch_policy import WEIGHTS_FILE, PolicyMLP, make_transform, save_policy
 
 from . import resume as ckpt
 from .config import TrainConfig
 from .league import League
 from .loop import RunInterrupted, warm_start
 from .network import ACTIVATIONS, PolicyValueNet, export_policy
-from .rundir import RunDir, policy_card, progress_bar, save_snapshot
+from .rundir import RunDir, load_snapshots, policy_card, progress_bar, save_snapshot
 from .selfplay import SelfPlayEnv
 from .stop import Interrupted, StopFlag
 
@@ -212,8 +212,7 @@ def train(cfg: TrainConfig, run: RunDir, started: float, show_progress: bool) ->
                 state = ckpt.check_schedule(load_checkpoint(found, model), found)
                 state = {k: v for k, v in state.items() if k not in ("steps", "trainer")}
                 state["wall_time_before"] = state.get("wall_time", 0.0)
-                for path in ckpt.snapshot_files(run.path)[-cfg.snapshot_pool:]:
-                    policy, _ = read_policy(path)
+                for policy in load_snapshots(run, cfg):
                     venv.env_method("add_snapshot", policy.layers, policy.activation)
                 venv.seed(cfg.seed + 7919 * (1 + model.num_timesteps))  # other deals than the first session's
             else:

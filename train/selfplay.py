@@ -4,7 +4,8 @@ the league (train/league.py) the others.
 Each episode is one game: the learner takes a random seat (and, in partnerships, also plays its
 partner), every other side is played by a player drawn from the league. It drives the engine and
 Observer directly (no AEC bookkeeping) through pitch_env/loop.py, and its rewards are those of
-pitch_env/rewards.py (the AEC env's ``reward="relative"``). ``action_masks()`` is what MaskablePPO reads.
+pitch_env/rewards.py, kept by its ``SideRewards`` (the AEC env's ``reward="relative"``).
+``action_masks()`` is what MaskablePPO reads.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pitch_env.engine import BID, Game
 from pitch_env.loop import play
 from pitch_env.observer import LiveTable, Observer
 from pitch_policy import input_size, policy_input
-from pitch_env.rewards import hand_scale, relative_reward, win_bonus
+from pitch_env.rewards import SideRewards
 
 from .hint import engine_hint
 from .league import League
@@ -37,6 +38,7 @@ class SelfPlayEnv(gym.Env):
         self.rules, self.league, self.transform, self.hint = rules, league, transform, hint
         self._act_src = None
         self.reward_mode, self.win_bonus = reward, float(win_bonus)
+        self.book = SideRewards(rules, reward, win_bonus)  # the learner side's rewards since its last step
         self.observer = Observer(rules)
         self.live = LiveTable(self.observer)  # the observation table, updated move by move
         self.action_size = ActionLayout(rules).size
@@ -46,7 +48,6 @@ class SelfPlayEnv(gym.Env):
         self._rng = np.random.default_rng(seed)
         self._mask = np.zeros(self.action_size, np.int8)  # legal actions, real order
         self._net_mask = self._mask  # the same as the network sees them (through the transform)
-        self._hand_scale = hand_scale(rules)
         self.game: Game | None = None
 
     # ------------------------------------------------------------------ gym API
@@ -61,8 +62,8 @@ class SelfPlayEnv(gym.Env):
             self.side = seating.learner_sides[0]
             self.players, self.opponent_names = seating.players, seating.names
             self._stats = {"bid_turns": 0, "bids": 0, "bid_sum": 0.0}
-            self._reward = 0.0
             self._advance()
+            self.book.start([self.side])  # the learner's rewards count from its first decision
             if not self.game.is_over:  # the learner gets at least one decision
                 return self._observe(), self._info()
 
@@ -73,7 +74,6 @@ class SelfPlayEnv(gym.Env):
         action = int(action) if self._act_src is None else int(self._act_src[action])
         if g.phase == BID:
             count_bid(self._stats, self.rules, action)
-        self._reward = 0.0
         self._advance(action)
         over = g.is_over
         terminated, truncated = over and not g.truncated, over and g.truncated
@@ -82,7 +82,7 @@ class SelfPlayEnv(gym.Env):
         if over:
             info["episode_stats"] = dict(self._stats, won=float(g.winner == self.side),
                                          opponents=self.opponent_names)
-        return obs, self._reward, terminated, truncated, info
+        return obs, self.book.take(self.side), terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
         return self._net_mask
@@ -98,8 +98,8 @@ class SelfPlayEnv(gym.Env):
         g = self.game
         play(g, self._opponent_act, first=action, stop=self._learner_to_move, moved=self.live.after,
              hand_over=self._hand_over if self.reward_mode == "hand" else None)
-        if g.is_over and g.winner is not None:
-            self._reward += win_bonus(g.winner, self.side, self.win_bonus)
+        if g.is_over:
+            self.book.game_over(g.winner)
 
     def _learner_to_move(self, seat: int) -> bool:
         return self.rules.side_of(seat) == self.side
@@ -109,7 +109,7 @@ class SelfPlayEnv(gym.Env):
 
     def _hand_over(self, result) -> None:
         if result is not None:
-            self._reward += relative_reward(result.score_change, self.side, self._hand_scale)
+            self.book.hand_over(result.score_change)
 
     def _observe(self) -> np.ndarray:
         g = self.game

@@ -13,8 +13,8 @@ Only the learner side to move observes, a dict of
 - ``action_mask``: the legal actions, 1.0 or 0.0, in the order the network sees them.
 
 Actions are in the network's order and mapped back through the transform. Rewards are those of
-pitch_env/rewards.py (``reward: hand``: the side's relative score change after each hand, ``± win_bonus``
-at the end; ``reward: game``: the win bonus only), handed to a side with its next observation, and to
+pitch_env/rewards.py, kept by its ``SideRewards`` (``reward: hand``: the side's relative score change
+after each hand, ``± win_bonus`` at the end; ``reward: game``: the win bonus only), handed to a side with its next observation, and to
 every learner side at the end, where each gets a last observation and, in its info, the game's
 statistics (``won``, bids, ``mirror``) for TensorBoard.
 
@@ -33,7 +33,7 @@ from pitch_env.actions import ActionLayout
 from pitch_env.engine import BID, Game
 from pitch_env.loop import play
 from pitch_env.observer import LiveTable, Observer
-from pitch_env.rewards import hand_scale, relative_reward, win_bonus
+from pitch_env.rewards import SideRewards
 from pitch_policy import input_size, make_transform, policy_input
 
 from ..hint import engine_hint
@@ -88,7 +88,7 @@ class PitchMultiAgentEnv(MultiAgentEnv):
         self.live = LiveTable(Observer(self.rules))
         self.action_size = ActionLayout(self.rules).size
         self.obs_size = input_size(self.rules, self.hint)
-        self._scale = hand_scale(self.rules)
+        self.book = SideRewards(self.rules, self.reward_mode, self.bonus)  # each learner side's, since it last observed
         space = gym.spaces.Dict({
             "observations": gym.spaces.Box(-np.inf, np.inf, (self.obs_size,), np.float32),
             "action_mask": gym.spaces.Box(0.0, 1.0, (self.action_size,), np.float32),
@@ -121,7 +121,7 @@ class PitchMultiAgentEnv(MultiAgentEnv):
         self.game = Game(self.rules, seed=int(self._rng.integers(2**62)) if deal is None else int(deal))
         self.live.sync(self.game)
         k = self.rules.num_sides
-        self._pending = [0.0] * k  # reward earned by each side since its last observation
+        self.book.start(self.learner_sides)
         self._stats = [{"bid_turns": 0, "bids": 0, "bid_sum": 0.0, "decisions": 0, "return": 0.0} for _ in range(k)]
         self._advance(None)  # every seat bids before a hand can end, so the learner always gets a decision
         return self._observe_mover(), {}
@@ -142,9 +142,7 @@ class PitchMultiAgentEnv(MultiAgentEnv):
             (mover,) = obs
             reward = {mover: self._take(agent_side(mover))}
             return obs, reward, {"__all__": False}, {"__all__": False}, {}
-        if g.winner is not None:
-            for s in self.learner_sides:
-                self._pending[s] += win_bonus(g.winner, s, self.bonus)
+        self.book.game_over(g.winner)
         end = self._terminal_obs()
         mirror = float(self.seating.names == [MIRROR])
         obs = {side_agent(s): end for s in self.learner_sides}
@@ -183,11 +181,10 @@ class PitchMultiAgentEnv(MultiAgentEnv):
                 "action_mask": np.zeros(self.action_size, np.float32)}
 
     def _take(self, side: int) -> float:
-        r, self._pending[side] = self._pending[side], 0.0
+        r = self.book.take(side)
         self._stats[side]["return"] += r
         return r
 
     def _hand_over(self, result) -> None:
         if result is not None:
-            for s in self.learner_sides:
-                self._pending[s] += relative_reward(result.score_change, s, self._scale)
+            self.book.hand_over(result.score_change)

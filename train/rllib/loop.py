@@ -23,7 +23,7 @@ from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, LEARNER_RESULTS, NUM_MODULE_STEPS_SAMPLED
 
-from pitch_policy import WEIGHTS_FILE, read_policy, save_policy
+from pitch_policy import WEIGHTS_FILE, save_policy
 
 from .. import resume as ckpt
 from ..config import TrainConfig
@@ -31,7 +31,7 @@ from ..evaluate import log_evaluation
 from ..league import LEARNER
 from ..loop import RunInterrupted, warm_start
 from ..network import PolicyValueNet, export_policy
-from ..rundir import RunDir, Scalars, maybe_bar, policy_card, save_snapshot
+from ..rundir import RunDir, Scalars, load_snapshots, maybe_bar, policy_card, save_snapshot
 from ..stop import Interrupted, StopFlag
 from . import checkpoint as rl_ckpt
 from .callbacks import PitchCallbacks, to_learner
@@ -277,11 +277,6 @@ def resume(cfg: TrainConfig, run: RunDir, algo, found: Path) -> dict:
     except (KeyError, TypeError, ValueError, OverflowError):
         raise ckpt.ResumeError(f"checkpoint {str(found)!r}: state.json's schedule is malformed; the checkpoint "
                                f"is damaged") from None
-    shape = export_policy(net, cfg).shape
-    for path in ckpt.snapshot_files(run.path)[-cfg.snapshot_pool:]:
-        policy, _ = read_policy(path)
-        if policy.shape != shape or policy.activation != cfg.activation:
-            raise ckpt.ResumeError(f"snapshot {str(path)!r} is a {policy.shape} {policy.activation} network, but this "
-                                   f"run's learner is {shape} {cfg.activation}; delete it to resume")
+    for policy in load_snapshots(run, cfg):
         calls.freeze(algo, policy.layers)
     return state
