@@ -3,7 +3,7 @@ decisions recorded per second of ``Lockstep.collect`` on the reference engine's 
 ``Games``) and on the batched engine (train/batch_games.py), same config, network, seeds and opponents.
 
 Rounds alternate the two, so a change in the machine's load hits both; medians are reported.
-Run: ``python -m bench.rollout_speed [--config configs/setback_scratch.yaml] [--rollouts 3] [--rounds 3]``.
+Run: ``python -m bench.rollout_speed [--config configs/setback_scratch.yaml] [--rollouts 3] [--rounds 3] [KEY=VALUE ...]``.
 """
 
 from __future__ import annotations
@@ -38,8 +38,9 @@ def main(argv=None) -> None:
     p.add_argument("--config", default="configs/setback_scratch.yaml")
     p.add_argument("--rollouts", type=int, default=3, help="rollouts timed per measurement")
     p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("overrides", nargs="*", help="config settings KEY=VALUE, as for pitch train (e.g. hint=heuristic)")
     args = p.parse_args(argv)
-    cfg = load_config(args.config, ["workers=0", "torch_threads=1"])
+    cfg = load_config(args.config, [*args.overrides, "workers=0", "torch_threads=1"])
     torch.set_num_threads(1)
     print(f"{cfg.variant}: {cfg.num_envs} games, rollouts of {cfg.n_steps * cfg.num_envs} learner decisions, "
           f"hidden {cfg.hidden}, hint {cfg.hint}, opponents {cfg.opponents}, mirror {cfg.mirror}")
