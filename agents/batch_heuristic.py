@@ -43,18 +43,18 @@ class BatchHeuristic:
         self.PC = np.zeros((4, MAX_POINT_CARDS, 4), np.uint64)
         self.NPC = np.zeros(4, np.int64)
         for s in range(4):
-            trumps, top4, cards = bidding._ten_point_table(rules, s)
-            self.BM[s] = (int(c.suit_masks[s, s]), bidding._above_jack(rules.deck, rules.off_jack, s), top4)
+            trumps, top4, cards = bidding.ten_point_table(rules, s)
+            self.BM[s] = (int(c.suit_masks[s, s]), bidding.trumps_above_jack(rules.deck, rules.off_jack, s), top4)
             self.NPC[s] = len(cards)
             for k, (b, value, higher, high) in enumerate(cards):
                 self.PC[s, k] = (b, value, higher, int(high))
-        p_opp, p_partner = bidding._odds(rules)
+        p_opp, p_partner = bidding.odds(rules)
         margin = bidding.BID_MARGIN + (bidding.PITCHER_ONLY_MARGIN if rules.win_rule == "pitcher_only" else 0.0)
         self.BF = np.array([p_opp, p_partner, margin, rules.max_hand_points - 0.2, 1.0 / rules.num_sides],
                            np.float64)
         self.BI = np.array([rules.target_score - bidding.DANGER, int(rules.low_to == "holder"),
                             int(rules.made_scores == "bid"), int(rules.trump_by == "first_lead"),
-                            int(bidding._TENS)], np.int64)
+                            int(bidding.TENS)], np.int64)
         self.out = np.zeros(engine.num_games, np.int64)
 
     def actions(self, games=None) -> np.ndarray:

@@ -83,3 +83,15 @@ def test_an_illegal_move_is_refused_in_the_batched_games():
     bad = int(np.flatnonzero(games.engine.mask[0] == 0)[0])
     with pytest.raises(ValueError, match="game 0: action"):
         games.step(0, games.seats()[0], bad)
+
+
+def test_a_wrong_hand_reward_is_caught_by_the_comparison(monkeypatch):
+    step = BatchGames.step
+
+    def doubled(self, i, seat, action):  # each finished hand's score change counted twice
+        hand, over = step(self, i, seat, action)
+        return (None if hand is None else tuple(2 * c for c in hand)), over
+
+    monkeypatch.setattr(BatchGames, "step", doubled)
+    with pytest.raises(AssertionError, match="rewards"):
+        test_batched_games_collect_the_reference_games_rollouts(["variant=setback"])
