@@ -45,7 +45,7 @@ def best_suit(rules: Rules, hand: int) -> tuple[int, float]:
     return best, best_e
 
 
-def _odds(rules: Rules) -> tuple[float, float]:
+def odds(rules: Rules) -> tuple[float, float]:
     """Chance that one given unseen card lies with an opponent, and with a partner."""
     n, k = rules.num_players, rules.num_sides
     per_seat = rules.hand_size / (rules.deck - rules.hand_size)
@@ -54,14 +54,14 @@ def _odds(rules: Rules) -> tuple[float, float]:
 
 
 @lru_cache(maxsize=None)
-def _above_jack(deck: int, off_jack: bool, suit: int) -> int:
+def trumps_above_jack(deck: int, off_jack: bool, suit: int) -> int:
     """The trumps ranked above the jack of ``suit``, as a mask."""
     table = trump_table(suit, deck, off_jack)
     jack = table.strength[suit * 13 + JACK]
     return mask_of(c for c in table.order if table.strength[c] > jack)
 
 
-_TENS = mask_of(s * 13 + TEN for s in range(4))
+TENS = mask_of(s * 13 + TEN for s in range(4))
 
 
 def _expected_four_point(rules: Rules, hand: int, suit: int) -> float:
@@ -69,7 +69,7 @@ def _expected_four_point(rules: Rules, hand: int, suit: int) -> float:
     mine = hand & table.trump_mask
     if not mine:
         return 0.0
-    p_opp, p_partner = _odds(rules)
+    p_opp, p_partner = odds(rules)
     keep = 1.0 - p_opp
     order, strength = table.order, table.strength
     low = next(strength[c] for c in order if mine >> c & 1)
@@ -77,14 +77,14 @@ def _expected_four_point(rules: Rules, hand: int, suit: int) -> float:
     e = keep ** (len(order) - top)  # High: no opponent holds a higher trump
     low_p = keep ** (low - 1)  # Low: no opponent holds a lower one
     e += low_p if rules.low_to == "holder" else 0.5 * low_p + 0.1
-    above_jack = _above_jack(rules.deck, rules.off_jack, suit)
+    above_jack = trumps_above_jack(rules.deck, rules.off_jack, suit)
     if hand >> (suit * 13 + JACK) & 1:  # Jack: safe unless a higher trump is out there
         safe = keep ** (above_jack & ~hand).bit_count()
         e += 0.95 * safe + 0.4 * (1 - safe)
     else:  # partner may hold it, or our high trumps may catch it
         e += 0.8 * p_partner + 0.3 * p_opp * min(1.0, (above_jack & hand).bit_count() / 2)
     trump_ten = hand >> (suit * 13 + TEN) & 1
-    game = (1.0 / rules.num_sides + 0.07 * (mine.bit_count() - 2) + 0.06 * (hand & _TENS).bit_count()
+    game = (1.0 / rules.num_sides + 0.07 * (mine.bit_count() - 2) + 0.06 * (hand & TENS).bit_count()
             + 0.1 * trump_ten + 0.03 * (mine & above_jack).bit_count())
     e += min(0.9, max(0.05, game))
     return e
@@ -93,7 +93,7 @@ def _expected_four_point(rules: Rules, hand: int, suit: int) -> float:
 _TEN_POINT_TABLES: dict = {}
 
 
-def _ten_point_table(rules: Rules, suit: int):
+def ten_point_table(rules: Rules, suit: int):
     """What ``_expected_ten_point`` reads of a trump suit, as masks: the trumps, the four highest, and
     per point card (highest first) its bit, its value, the trumps above it, and whether it ranks from
     just below the jack up. Kept per (deck, off_jack, suit): all that trump_table and
@@ -111,7 +111,7 @@ def _ten_point_table(rules: Rules, suit: int):
 
 
 def _expected_ten_point(rules: Rules, hand: int, suit: int) -> float:
-    trumps, top4, cards = _ten_point_table(rules, suit)
+    trumps, top4, cards = ten_point_table(rules, suit)
     top_mine = (hand & top4).bit_count()
     total = 0.0
     e = 0.0

@@ -40,7 +40,7 @@ def test_batched_inputs_are_the_single_decision_inputs_row_for_row(variant, opti
     ob = Observer(rules)
     single = SuitCanonical(rules)
     cfg = load_config(None, [f"variant={variant}", f"rules={options or {}}", "hint=heuristic", "trainer=fast"])
-    lock = Lockstep(cfg, 1, 0)
+    lock = Lockstep(cfg, 1, 0, batched=False)  # the reference games, replaced by these below
     rng = np.random.default_rng(1)
     obs, masks, games = [], [], []
     for k in range(6):

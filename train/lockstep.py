@@ -34,6 +34,7 @@ from pitch_env.scoring import SHOOT
 from pitch_policy import BatchMLP, batch_policy_input
 from pitch_policy.canonical import BatchCanonical, SuitCanonical
 
+from .batch_games import BatchGames, serves
 from .hint import engine_hint
 from .league import LEARNER, MIRROR, League
 
@@ -134,6 +135,10 @@ class Games:
     def hints(self, idx: list[int]) -> np.ndarray:
         return np.array([engine_hint(self.games[i]) for i in idx])
 
+    def act(self, player, i: int, seat: int) -> int:
+        """The move of a player the core steps game by game (the heuristic, random play, agent specs)."""
+        return player.act(self.games[i], seat, self.tables[i])
+
     def step(self, i: int, seat: int, action: int):
         """Apply ``action`` for ``seat`` in game ``i`` (checked: a wrong transform or mask fails loudly
         here rather than corrupting the game); returns (the finished hand's score change or None,
@@ -150,16 +155,19 @@ class Games:
 class Lockstep:
     """``n_games`` self-play games stepped together, one move each per tick; ``collect`` plays one
     rollout, and the games go on into the next. ``league`` fills the sides (built from the config's
-    ``opponents``, ``mirror`` and ``snapshot_pool`` when not given)."""
+    ``opponents``, ``mirror`` and ``snapshot_pool`` when not given). ``batched``: hold the games in the
+    batched engine (train/batch_games.py); by default, when every opponent the config names can act there."""
 
-    def __init__(self, cfg, n_games: int, seed, league: League | None = None):
+    def __init__(self, cfg, n_games: int, seed, league: League | None = None, batched: bool | None = None):
         self.cfg = cfg
         self.rules = rules = cfg.resolved_rules()
         self.n = n_games
         self.rng = np.random.default_rng(seed)
         self.league = league or League(rules, cfg.opponents, cfg.mirror, cfg.snapshot_pool,
                                        seed=self.rng.integers(2**62), observation=cfg.observation, hint=cfg.hint)
-        self.games = Games(rules, n_games)
+        if batched is None:
+            batched = serves(cfg)
+        self.games = (BatchGames if batched else Games)(rules, n_games)
         self.canon = BatchCanonical(SuitCanonical(rules)) if cfg.observation == "suit_canonical" else None
         self.hint = cfg.hint != "none"
         self.books = [SideRewards(rules, cfg.reward, cfg.win_bonus) for _ in range(n_games)]  # each game's rewards
@@ -256,7 +264,7 @@ class Lockstep:
                 if player is LEARNER or player.batched:
                     groups.setdefault(player, []).append(i)
                 else:
-                    apply(i, seat, player.act(games.games[i], seat, games.tables[i]))
+                    apply(i, seat, games.act(player, i, seat))
             for player, idx in groups.items():
                 seats = [games.games[i].current_seat for i in idx]
                 x, m, ids = self.inputs(idx, seats)

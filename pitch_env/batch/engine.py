@@ -57,6 +57,13 @@ class BatchEngine:
         return K.step_all(actions, self.I, self.M, self.T, self.U, self.obs, self.mask, self.log,
                           observe)
 
+    def step_game(self, game: int, action: int) -> None:
+        """Take ``action`` (legal: the caller checks) in game ``game`` alone, which is not over."""
+        if self.I[game, K.LOGLEN] >= self.log.shape[1]:
+            self._grow_log()
+        K.step_game(game, action, self.I, self.M, self.T, self.U, self.obs, self.mask, self.log)
+        self._log_bound = max(self._log_bound, int(self.I[game, K.LOGLEN]))
+
     def _grow_log(self) -> None:
         longest = int(self.I[:, K.LOGLEN].max())
         if longest >= self.log.shape[1]:

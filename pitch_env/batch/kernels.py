@@ -650,6 +650,20 @@ def step_all(actions, I, M, T, U, obs, mask, log, observe):
 
 
 @njit(cache=True)
+def step_game(g, action, I, M, T, U, obs, mask, log):
+    """One move in game ``g`` alone (not over), as ``step_all`` makes it: for a caller stepping games one by one."""
+    I[g, HAND_END] = 0
+    I[g, GAME_END] = 0
+    k = I[g, LOGLEN]
+    if k < log.shape[1]:
+        log[g, k] = action
+    I[g, LOGLEN] = k + 1
+    apply(g, action, I, M, T, U)
+    write_mask(g, I, M, T, U, mask)
+    write_obs(g, I, M, T, U, obs)
+
+
+@njit(cache=True)
 def frozen_constants():
     """The engine's constants as the compiled (possibly cached) kernels saw them: tables.py compares them
     with the engine's own, so a cache compiled against other values is refused, not trusted."""
