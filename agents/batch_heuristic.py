@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 from pitch_env.batch import kernels as K
-from pitch_env.batch.kernels import MAX_CARDS, ONE, bit, popcount
+from pitch_env.batch.kernels import MAX_CARDS, ONE, popcount
 from pitch_env.cards import JACK, TEN
 from pitch_env.engine import BID, DECLARE, DISCARD, PLAY, STOCK
 from pitch_env.rules import EXCHANGE_HAND_SIZE

@@ -80,7 +80,7 @@ class VectorEnv:
         self.layout = self.engine.compiled.layout
         self.observer = self.engine.compiled.observer
         self.reward_mode, self.win_bonus, self.copy, self.keep_records = reward, bonus, copy, records
-        n, s = r.num_players, r.num_sides
+        s = r.num_sides
         # Rewards as tables read off rewards.py: by outcome (row 0 = truncated, 1 + side = won) and, per hand,
         # linear in the score change (rows: a change of 1 for one side).
         self._by_outcome = np.array([game_rewards(r, None)] + [game_rewards(r, w) for w in range(s)], np.float64)

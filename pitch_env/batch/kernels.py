@@ -355,7 +355,6 @@ def _bid(g, action, I, M, T, U):
 
 @njit(cache=True, inline="always")
 def _play(g, card, I, M, T, U):
-    p = T
     seat = I[g, CUR]
     b = bit(card)
     M[g, HANDS + seat] &= ~b

@@ -14,7 +14,7 @@ import numpy as np
 
 from pitch_env.actions import ActionLayout
 from pitch_env.cards import GAME_POINTS, JACK, trump_table
-from pitch_env.engine import BID, DECLARE, DISCARD, OVER, PASS, PHASES, PLAY, STOCK, bid_value, trick_keys
+from pitch_env.engine import BID, DECLARE, DISCARD, OVER, PASS, PLAY, STOCK, bid_value, trick_keys
 from pitch_env.observer import TOTAL_GAME_POINTS, Observer
 from pitch_env.rules import EXCHANGE_HAND_SIZE, Rules
 from pitch_env.scoring import DEALER_DOUBLE_VALUE, SCHEMES, SHOOT, points_captured
