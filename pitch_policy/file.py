@@ -19,6 +19,7 @@ import numpy as np
 from pitch_env.files import atomic_write, json_object
 
 from .canonical import NAME as CANONICAL
+from .canonical import SuitCanonical
 from .inputs import HINTS, hint_size
 from .network import ACTIVATIONS, PolicyMLP
 
@@ -251,9 +252,7 @@ def make_transform(name: str | None, rules, where: str = "config"):
     """The observation transform a policy was trained with (None: the plain Observer vector)."""
     if name in (None, "plain"):
         return None
-    from . import canonical
-
-    if name == canonical.NAME:
-        return canonical.SuitCanonical(rules)
+    if name == CANONICAL:
+        return SuitCanonical(rules)
     raise CheckpointError(f"{where} uses observation transform {name!r}, which this version does not know "
-                          f"(known: plain, {canonical.NAME})")
+                          f"(known: plain, {CANONICAL})")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .canonical import perm_index
+from .canonical import BatchCanonical, perm_index
 from .inputs import hint_size, policy_input
 
 def _relu(x: np.ndarray) -> np.ndarray:
@@ -137,15 +137,13 @@ def _pack(transform, n_obs: int, shape: list[int], relu: bool) -> np.ndarray:
     -1, -1 without a transform; trump's order, 4; the perm codes, 256); the number of relabellings R;
     per relabelling, input -> where the network reads it ([R, inputs]); and network action -> real
     action and back ([2, R, actions]). One identity relabelling without a transform."""
-    from . import canonical
-
     n_act = shape[-1]
     if transform is None:
         ident = np.arange(n_act)
         index = np.concatenate([[-1, -1], np.zeros(_INDEX - 2, np.int64)])
         obs_dst, acts = np.arange(n_obs)[None], np.stack([ident, ident])[:, None]
     else:
-        batch = canonical.BatchCanonical(transform)
+        batch = BatchCanonical(transform)
         obs_dst, acts = np.argsort(batch.obs_src, axis=1), np.stack([batch.act_src, batch.act_dst])
         index = np.concatenate(transform.index_tables)
     parts = [[len(shape)], shape, [int(relu)], index, [len(obs_dst)], obs_dst.ravel(), acts.ravel()]

@@ -160,7 +160,6 @@ def test_the_docs_random_loop_runs():
 
 
 def test_the_docs_masked_ppo_loop_runs_and_learns_something():
-    pytest.importorskip("torch")
     code = _examples()[1]
     space = {}
     exec(compile(code, "docs/environment.md", "exec"), space)

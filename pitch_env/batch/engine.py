@@ -12,7 +12,8 @@ import numpy as np
 
 from pitch_env.engine import OVER, first_dealer
 from pitch_env.rules import Rules
-from . import kernels as K
+from .kernels import (CHANGE, CUR, FIRST_DEALER, GAME_END, HAND, HAND_END, LOGLEN, MAX_CARDS, NI, NM, PHASE, SCORES,
+                      SEED, TRUNC, WINNER, dealt_to, reset_many, shuffle, step_all, step_game)
 from .tables import Compiled, check_cache, compile_rules
 
 
@@ -23,13 +24,13 @@ class BatchEngine:
         self.rules = rules
         self.num_games = B = int(num_games)
         self.T, self.U = self.compiled.T, self.compiled.U
-        self.I = np.zeros((B, K.NI), np.int64)
-        self.M = np.zeros((B, K.NM), np.uint64)
+        self.I = np.zeros((B, NI), np.int64)
+        self.M = np.zeros((B, NM), np.uint64)
         self.obs = np.zeros((B, self.compiled.observer.size), np.float32)
         self.mask = np.zeros((B, self.compiled.layout.size), np.int8)
         self.log = np.zeros((B, log_capacity), np.int16)  # every game's actions so far, for its record
         self._log_bound = 0  # no game has logged more actions than this
-        self.I[:, K.PHASE] = OVER
+        self.I[:, PHASE] = OVER
 
     @property
     def size_bytes(self) -> int:
@@ -45,7 +46,7 @@ class BatchEngine:
             dealers = np.array([first_dealer(self.rules, int(s)) for s in seeds], np.int64)
         else:
             dealers = np.full(len(seeds), self.rules.first_dealer, np.int64)
-        K.reset_many(games, seeds, dealers, self.I, self.M, self.T, self.U, self.obs, self.mask)
+        reset_many(games, seeds, dealers, self.I, self.M, self.T, self.U, self.obs, self.mask)
         if len(games) == self.num_games:
             self._log_bound = 0
 
@@ -54,18 +55,18 @@ class BatchEngine:
         if self._log_bound >= self.log.shape[1]:
             self._grow_log()
         self._log_bound += 1
-        return K.step_all(actions, self.I, self.M, self.T, self.U, self.obs, self.mask, self.log,
+        return step_all(actions, self.I, self.M, self.T, self.U, self.obs, self.mask, self.log,
                           observe)
 
     def step_game(self, game: int, action: int) -> None:
         """Take ``action`` (legal: the caller checks) in game ``game`` alone, which is not over."""
-        if self.I[game, K.LOGLEN] >= self.log.shape[1]:
+        if self.I[game, LOGLEN] >= self.log.shape[1]:
             self._grow_log()
-        K.step_game(game, action, self.I, self.M, self.T, self.U, self.obs, self.mask, self.log)
-        self._log_bound = max(self._log_bound, int(self.I[game, K.LOGLEN]))
+        step_game(game, action, self.I, self.M, self.T, self.U, self.obs, self.mask, self.log)
+        self._log_bound = max(self._log_bound, int(self.I[game, LOGLEN]))
 
     def _grow_log(self) -> None:
-        longest = int(self.I[:, K.LOGLEN].max())
+        longest = int(self.I[:, LOGLEN].max())
         if longest >= self.log.shape[1]:
             grown = np.zeros((self.num_games, 2 * self.log.shape[1]), np.int16)
             grown[:, :self.log.shape[1]] = self.log
@@ -75,70 +76,70 @@ class BatchEngine:
     # ---- views of the state, one entry per game
     @property
     def current_seat(self) -> np.ndarray:
-        return self.I[:, K.CUR]
+        return self.I[:, CUR]
 
     @property
     def over(self) -> np.ndarray:
-        return self.I[:, K.PHASE] == OVER
+        return self.I[:, PHASE] == OVER
 
     @property
     def game_ended(self) -> np.ndarray:
         """The games that ended in the last step."""
-        return self.I[:, K.GAME_END] == 1
+        return self.I[:, GAME_END] == 1
 
     @property
     def hand_ended(self) -> np.ndarray:
-        return self.I[:, K.HAND_END] == 1
+        return self.I[:, HAND_END] == 1
 
     @property
     def winner(self) -> np.ndarray:
         """Winning side, -1 while playing on or when truncated."""
-        return self.I[:, K.WINNER]
+        return self.I[:, WINNER]
 
     @property
     def truncated(self) -> np.ndarray:
-        return self.I[:, K.TRUNC] == 1
+        return self.I[:, TRUNC] == 1
 
     @property
     def scores(self) -> np.ndarray:
-        return self.I[:, K.SCORES:K.SCORES + self.rules.num_sides]
+        return self.I[:, SCORES:SCORES + self.rules.num_sides]
 
     @property
     def score_change(self) -> np.ndarray:
         """By side, for the games whose hand ended in the last step (zeros for a thrown-in hand)."""
-        return self.I[:, K.CHANGE:K.CHANGE + self.rules.num_sides]
+        return self.I[:, CHANGE:CHANGE + self.rules.num_sides]
 
     def seed_of(self, game: int) -> int:
-        return int(self.I[game, K.SEED])
+        return int(self.I[game, SEED])
 
     def first_dealer_of(self, game: int) -> int:
-        return int(self.I[game, K.FIRST_DEALER])
+        return int(self.I[game, FIRST_DEALER])
 
     def actions_of(self, game: int) -> list[int]:
         """The actions game ``game`` has taken since it was reset."""
-        return [int(a) for a in self.log[game, :self.I[game, K.LOGLEN]]]
+        return [int(a) for a in self.log[game, :self.I[game, LOGLEN]]]
 
     def hands_of(self, game: int) -> int:
-        return int(self.I[game, K.HAND])
+        return int(self.I[game, HAND])
 
     def deal(self, seed: int, hand: int, dealer: int) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]:
         """The cards of hand ``hand`` of the game with ``seed`` dealt by ``dealer``: (hands by seat, stock top
         first), in the form ``Game(deals=...)`` takes."""
         r = self.rules
-        deck = np.zeros((1, K.MAX_CARDS), np.int64)
-        K.shuffle(seed, hand, r.deck, deck, 0, 0)
+        deck = np.zeros((1, MAX_CARDS), np.int64)
+        shuffle(seed, hand, r.deck, deck, 0, 0)
         deck = deck[0]
         n, hs = r.num_players, r.hand_size
         hands = [()] * n
         for i in range(n):
-            hands[K.dealt_to(i, dealer, n, hs)] = tuple(int(c) for c in deck[i * hs:(i + 1) * hs])
+            hands[dealt_to(i, dealer, n, hs)] = tuple(int(c) for c in deck[i * hs:(i + 1) * hs])
         return tuple(hands), tuple(int(c) for c in deck[n * hs:r.deck])
 
     def finished_game(self, game: int) -> tuple[int, int, int, np.ndarray]:
         """What replays game ``game`` in the reference engine, compactly: (seed, first dealer, hands dealt,
         actions as int16)."""
         return (self.seed_of(game), self.first_dealer_of(game), self.hands_of(game),
-                self.log[game, :self.I[game, K.LOGLEN]].copy())
+                self.log[game, :self.I[game, LOGLEN]].copy())
 
     def deals(self, seed: int, first_dealer: int, hands: int) -> list:
         """The first ``hands`` deals of the game with ``seed``, for ``Game(deals=...)``."""

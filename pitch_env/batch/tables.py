@@ -18,8 +18,7 @@ from pitch_env.engine import BID, DECLARE, DISCARD, OVER, PASS, PLAY, STOCK, bid
 from pitch_env.observer import TOTAL_GAME_POINTS, Observer
 from pitch_env.rules import EXCHANGE_HAND_SIZE, Rules
 from pitch_env.scoring import DEALER_DOUBLE_VALUE, SCHEMES, SHOOT, points_captured
-from . import kernels
-from .kernels import MAX_CARDS, MAX_TRUMPS, NO_END, PARAMS
+from .kernels import MAX_CARDS, MAX_TRUMPS, NO_END, PARAMS, frozen_constants
 
 # The values of each string option the kernels know; a value added to rules.py must be taught to them.
 KNOWN_CHOICES = {
@@ -151,5 +150,5 @@ def compile_rules(rules: Rules) -> Compiled:
 def check_cache() -> None:
     """Refuse kernels (perhaps loaded from numba's cache) that were compiled against other engine constants."""
     want = [BID, DECLARE, STOCK, DISCARD, PLAY, OVER, PASS, JACK, len(PARAMS)]
-    if list(kernels.frozen_constants()) != want:
+    if list(frozen_constants()) != want:
         raise RuntimeError("the batched engine's compiled kernels are stale: delete pitch_env/batch/__pycache__")
