@@ -19,8 +19,10 @@ GAMES = 100  # duplicate-deal games of `make run`'s table, per opponent
 
 
 TRAIN_DESCRIPTION = """\
-Self-play training with MaskablePPO (see docs/training.md), optionally warm-started by imitation of a
-teacher agent; with --set backend=rllib, Ray RLlib's PPO on a local Ray or a cluster (docs/rllib.md). A run writes runs_dir/run_name/: config.yaml, tb/ (TensorBoard), checkpoint/policy.safetensors
+Self-play training from a YAML config (see docs/training.md): PPO on the batched self-play core
+(trainer: fast) or sb3-contrib's MaskablePPO (trainer: sb3), optionally warm-started by imitation of a
+teacher agent; with --set backend=rllib, Ray RLlib's PPO on a local Ray or a cluster (docs/rllib.md).
+A run writes runs_dir/run_name/: config.yaml, tb/ (TensorBoard), checkpoint/policy.safetensors
 (play it with the agent spec checkpoint:PATH). Ctrl-C or SIGTERM saves a checkpoint and stops; --resume
 continues from it (also during the imitation recording). Keys and their defaults: train/config.py."""
 
@@ -35,7 +37,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("train", help="self-play training with MaskablePPO (see docs/training.md)",
+    p = subparsers.add_parser("train", help="self-play training from a YAML config: PPO, SB3 or RLlib (see docs/training.md)",
                               description=TRAIN_DESCRIPTION, formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     add_arguments(p)
     p.set_defaults(func=cmd_train)
