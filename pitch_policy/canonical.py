@@ -43,7 +43,7 @@ class SuitCanonical:
             self._trump_first[t] = tuple(order.index(s) for s in range(4))
         self._obs_src, self._act_src = {}, {}
         for perm in permutations(range(4)):  # perm[suit] = the slot that suit is shown in
-            card_new = self._card_map(perm)
+            card_new = self.card_map(perm)
             obs_src = np.arange(ob.size)
             for base in card_rows:
                 obs_src[base + card_new] = base + np.arange(rules.deck)
@@ -62,8 +62,8 @@ class SuitCanonical:
         # what perm_index reads besides the observation: [hand, trump] offsets, trump's order, perm codes
         self.index_tables = (np.array([self._hand, self._trump], np.int64), trump_id, code)
 
-    def _card_map(self, perm) -> np.ndarray:
-        """card → the card it is shown as (jokers keep their place)."""
+    def card_map(self, perm) -> np.ndarray:
+        """card → the card it is shown as under ``perm`` (jokers keep their place)."""
         cards = np.arange(self.deck)
         suit, rank = cards // 13, cards % 13
         out = np.array([perm[s] for s in np.minimum(suit, 3)]) * 13 + rank
@@ -95,6 +95,7 @@ class BatchCanonical:
         self.obs_src = np.stack([single._obs_src[p] for p in PERMS])  # [24, obs]
         self.act_src = np.stack([single._act_src[p] for p in PERMS])  # [24, actions]
         self.act_dst = np.argsort(self.act_src, axis=1)  # real action -> where the network sees it
+        self.card_src = np.stack([np.argsort(single.card_map(p)) for p in PERMS])  # [24, deck]: shown card -> real card
         self._single = single
 
     def ids(self, obs: np.ndarray) -> np.ndarray:

@@ -13,7 +13,7 @@ import numpy as np
 
 from agents.batch_heuristic import BatchHeuristic
 from pitch_env.batch import BatchEngine
-from pitch_env.batch.kernels import CUR, PHASE
+from pitch_env.batch.kernels import CUR, HANDS, PHASE
 from pitch_env.engine import OVER, IllegalActionError
 
 BATCHED_PLAYERS = ("self", "heuristic", "random")
@@ -75,6 +75,10 @@ class BatchGames:
 
     def hints(self, idx: list[int]) -> np.ndarray:
         return self.heuristic.actions(idx)
+
+    def hands(self, idx: list[int]) -> np.ndarray:
+        """Every seat's cards (bit masks) in games ``idx``: what only the oracle critic reads."""
+        return self.engine.M[idx, HANDS:HANDS + self.rules.num_players]
 
     def act(self, player, i: int, seat: int) -> int:
         """The move of a player that the core steps game by game (the heuristic, random play)."""

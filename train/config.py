@@ -53,10 +53,11 @@ class TrainConfig(GameKeys):
     # ----- the observation
     observation: Literal["plain", "suit_canonical"] = "suit_canonical"  # suit_canonical: trump shown as suit 0 (pitch_policy/canonical.py)
     hint: Literal["none", "heuristic"] = "none"  # heuristic: the heuristic's choice is an input too (train/hint.py)
+    critic: Literal["observation", "oracle"] = "observation"  # oracle (trainer: fast): the value net also reads every other seat's hand, in training only (train/critic.py); the policy never does
     # ----- the network (an MLP for the policy and one for the value)
     hidden: list[int] = field(default_factory=lambda: [256, 256])  # hidden layer widths
     activation: Literal["tanh", "relu"] = "relu"  # hidden layer activation
-    # ----- PPO (sb3-contrib MaskablePPO)
+    # ----- PPO (both trainers: train/ppo.py and sb3-contrib MaskablePPO)
     learning_rate: float = ranged(3e-4, 0, 1, above=True)  # Adam step size
     n_steps: int = ranged(1024, 1, 10**7)  # rollout length per env before each update
     batch_size: int = ranged(512, 1, 10**7)  # minibatch size
@@ -175,6 +176,10 @@ def _check_together(cfg: TrainConfig, source: str) -> None:
         raise ConfigError(f"key 'imitate_bids' in {source} records the bids of the 'imitate' agent, but 'imitate' "
                           f"is empty: name the teacher (e.g. imitate: pimc:12:8) or drop imitate_bids")
     _check_backend(cfg, bad)
+    if cfg.critic == "oracle" and (cfg.trainer != "fast" or cfg.backend != "sb3" or cfg.imitate or cfg.imitate_data):
+        raise bad("critic", cfg.critic, "the oracle critic is trained by the batched core alone, from its first "
+                                        "step: set trainer: fast (backend: sb3) and drop imitate/imitate_data, "
+                                        "or use critic: observation")
     if cfg.trainer == "sb3":
         for key, default in (("workers", 0), ("mirror", 0.0), ("overlap", False)):
             if getattr(cfg, key) != default and not (key == "mirror" and cfg.backend == "rllib"):
@@ -258,7 +263,7 @@ def load_config(path: str | Path | None, overrides: list[str] = ()) -> TrainConf
 
 
 # Keys a resumed run cannot change: its network, its game, its observations, or the recording in progress.
-FIXED_ON_RESUME = ("backend", "variant", "rules", "observation", "hint", "hidden", "activation", "imitate",
+FIXED_ON_RESUME = ("backend", "variant", "rules", "observation", "hint", "critic", "hidden", "activation", "imitate",
                    "imitate_against", "imitate_decisions", "imitate_bids", "imitate_data", "run_name", "runs_dir")
 
 

@@ -35,6 +35,7 @@ from pitch_policy import BatchMLP, batch_policy_input
 from pitch_policy.canonical import BatchCanonical, SuitCanonical
 
 from .batch_games import BatchGames, serves
+from .critic import oracle_inputs
 from .hint import engine_hint
 from .league import LEARNER, MIRROR, League
 
@@ -79,6 +80,7 @@ class Rollout:
     rewards: np.ndarray  # float32 [n]: the reward credited after each decision
     segments: list[Segment] = field(default_factory=list)  # every row is in exactly one
     stats: dict = field(default_factory=dict)  # episode statistics for TensorBoard
+    oracle: np.ndarray | None = None  # float32 [n, extra]: the oracle critic's inputs (critic: oracle), else None
 
     def __len__(self) -> int:
         return len(self.actions)
@@ -100,7 +102,8 @@ class Rollout:
             at += len(p)
         arrays = (np.concatenate([getattr(p, f) for p in parts]) for f in
                   ("obs", "masks", "actions", "logp", "values", "rewards"))
-        return Rollout(*arrays, segments, stats)
+        oracle = None if parts[0].oracle is None else np.concatenate([p.oracle for p in parts])
+        return Rollout(*arrays, segments, stats, oracle)
 
 
 # ---------------------------------------------------------------------- the games
@@ -134,6 +137,10 @@ class Games:
 
     def hints(self, idx: list[int]) -> np.ndarray:
         return np.array([engine_hint(self.games[i]) for i in idx])
+
+    def hands(self, idx: list[int]) -> np.ndarray:
+        """Every seat's cards (bit masks) in games ``idx``: what only the oracle critic reads."""
+        return np.array([self.games[i].hands for i in idx], np.uint64)
 
     def act(self, player, i: int, seat: int) -> int:
         """The move of a player the core steps game by game (the heuristic, random play, agent specs)."""
@@ -170,6 +177,7 @@ class Lockstep:
         self.games = (BatchGames if batched else Games)(rules, n_games)
         self.canon = BatchCanonical(SuitCanonical(rules)) if cfg.observation == "suit_canonical" else None
         self.hint = cfg.hint != "none"
+        self.oracle = cfg.critic == "oracle"
         self.books = [SideRewards(rules, cfg.reward, cfg.win_bonus) for _ in range(n_games)]  # each game's rewards
         self.side_of = [rules.side_of(s) for s in range(rules.num_players)]
         self.pi = self.vf = None
@@ -210,7 +218,7 @@ class Lockstep:
             for i in range(n):
                 self.start(i)
         seatings, traj = self.seatings, self.traj
-        parts = {k: [] for k in ("obs", "masks", "actions", "logp", "values")}
+        parts = {k: [] for k in ("obs", "masks", "actions", "logp", "values", *(("oracle",) if self.oracle else ()))}
         rewards: list[float] = []
         if self.carry is not None:  # the carried decisions are rows 0..c-1 of this rollout
             for k in parts:
@@ -274,7 +282,13 @@ class Lockstep:
                     parts["masks"].append(m)
                     parts["actions"].append(actions)
                     parts["logp"].append(logp)
-                    parts["values"].append(self.vf(x)[:, 0])
+                    if self.oracle:
+                        o = oracle_inputs(games.hands(idx), seats, r.deck,
+                                          None if ids is None else self.canon.card_src[ids])
+                        parts["oracle"].append(o)
+                        parts["values"].append(self.vf(np.concatenate([x, o], 1))[:, 0])
+                    else:
+                        parts["values"].append(self.vf(x)[:, 0])
                 else:
                     actions, _ = sample_masked(player.net(x), m, self.rng)
                 real = actions if ids is None else self.canon.act_src[ids, actions]
@@ -295,7 +309,8 @@ class Lockstep:
         self.carry["rewards"] = [rewards[c] for c in carried]
         self.carry["owners"] = [(i, side) for i, side, _ in running]
         return Rollout(data["obs"], data["masks"], data["actions"].astype(np.int64), data["logp"].astype(np.float32),
-                       data["values"].astype(np.float32), np.asarray(rewards, np.float32), segments, stats)
+                       data["values"].astype(np.float32), np.asarray(rewards, np.float32), segments, stats,
+                       data.get("oracle"))
 
 
 # ---------------------------------------------------------------------- worker processes

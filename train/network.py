@@ -41,16 +41,18 @@ def as_layers(seq: nn.Sequential) -> list[tuple[np.ndarray, np.ndarray]]:
 
 
 class PolicyValueNet(nn.Module):
-    """``pi``: inputs → ``hidden`` → action logits; ``vf``: inputs → ``hidden`` → one value. Initialised as
-    CleanRL and SB3 do (orthogonal; gain √2 for hidden layers, 0.01 for the logits, 1 for the value)."""
+    """``pi``: inputs → ``hidden`` → action logits; ``vf``: inputs (and ``critic_extra`` more: the oracle
+    critic's, train/critic.py) → ``hidden`` → one value. Initialised as CleanRL and SB3 do (orthogonal;
+    gain √2 for hidden layers, 0.01 for the logits, 1 for the value)."""
 
-    def __init__(self, inputs: int, actions: int, hidden: list[int], activation: str = "relu"):
+    def __init__(self, inputs: int, actions: int, hidden: list[int], activation: str = "relu", critic_extra: int = 0):
         super().__init__()
         if activation not in ACTIVATIONS:
             raise ValueError(f"unknown activation {activation!r}; known: {', '.join(ACTIVATIONS)}")
         self.inputs, self.actions, self.hidden, self.activation = inputs, actions, list(hidden), activation
+        self.critic_extra = critic_extra
         self.pi = mlp([inputs, *hidden, actions], activation)
-        self.vf = mlp([inputs, *hidden, 1], activation)
+        self.vf = mlp([inputs + critic_extra, *hidden, 1], activation)
         for seq, last_gain in ((self.pi, 0.01), (self.vf, 1.0)):
             layers = linears(seq)
             for k, m in enumerate(layers):
@@ -62,8 +64,11 @@ class PolicyValueNet(nn.Module):
         """A fresh network of the config's shape (``hidden``, ``activation``) for its rules and hint."""
         from pitch_env.actions import ActionLayout
 
+        from .critic import oracle_size
+
         rules = cfg.resolved_rules()
-        return cls(input_size(rules, cfg.hint), ActionLayout(rules).size, cfg.hidden, cfg.activation)
+        extra = oracle_size(rules) if cfg.critic == "oracle" else 0
+        return cls(input_size(rules, cfg.hint), ActionLayout(rules).size, cfg.hidden, cfg.activation, extra)
 
     # ------------------------------------------------------------------ forward
     def logits(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
@@ -71,15 +76,16 @@ class PolicyValueNet(nn.Module):
         z = self.pi(x)
         return z if mask is None else z.masked_fill(~mask, MASKED)
 
-    def value(self, x: torch.Tensor) -> torch.Tensor:
-        return self.vf(x)[:, 0]
+    def value(self, x: torch.Tensor, extra: torch.Tensor | None = None) -> torch.Tensor:
+        """The value of inputs ``x``; ``extra``: the oracle critic's inputs of the same rows, if it has them."""
+        return self.vf(x if extra is None else torch.cat([x, extra], 1))[:, 0]
 
-    def evaluate(self, x: torch.Tensor, mask: torch.Tensor, actions: torch.Tensor):
+    def evaluate(self, x: torch.Tensor, mask: torch.Tensor, actions: torch.Tensor, extra: torch.Tensor | None = None):
         """(log-probability of ``actions``, entropy, value) under the masked policy: what PPO's loss reads."""
         logp_all = torch.log_softmax(self.logits(x, mask), 1)
         logp = logp_all.gather(1, actions[:, None])[:, 0]
         entropy = -(logp_all.exp() * logp_all).sum(1)
-        return logp, entropy, self.value(x)
+        return logp, entropy, self.value(x, extra)
 
     # ------------------------------------------------------------------ numpy views
     def layers(self) -> tuple[list, list]:

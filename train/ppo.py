@@ -80,6 +80,7 @@ class Batch:
     values: np.ndarray
     advantages: torch.Tensor
     returns: torch.Tensor
+    oracle: torch.Tensor | None = None  # the oracle critic's inputs (critic: oracle), else None
 
     def __len__(self) -> int:
         return len(self.actions)
@@ -104,7 +105,7 @@ def advantages(data: Rollout, gamma: float, lam: float) -> Batch:
             next_value = values[t]
     t = torch.from_numpy
     return Batch(t(data.obs[keep]), t(data.masks[keep]), t(data.actions[keep]), t(data.logp[keep]), values[keep],
-                 t(adv[keep]), t(adv[keep] + values[keep]))
+                 t(adv[keep]), t(adv[keep] + values[keep]), None if data.oracle is None else t(data.oracle[keep]))
 
 
 # ---------------------------------------------------------------------- update
@@ -121,7 +122,8 @@ def update(net: PolicyValueNet, opt: torch.optim.Optimizer, batch: Batch, ppo: P
             mb = order[start:start + ppo.batch_size]
             if len(mb) < 2:
                 continue
-            logp, entropy, values = net.evaluate(batch.obs[mb], batch.masks[mb], batch.actions[mb])
+            logp, entropy, values = net.evaluate(batch.obs[mb], batch.masks[mb], batch.actions[mb],
+                                                 None if batch.oracle is None else batch.oracle[mb])
             adv = batch.advantages[mb]
             adv = (adv - adv.mean()) / (adv.std() + 1e-8)
             log_ratio = logp - batch.logp[mb]
