@@ -212,9 +212,14 @@ def test_a_fast_run_trains_resumes_and_exports_a_playable_policy(tmp_path, worke
                           config="configs/setback_scratch.yaml")
         assert "learned from nothing, batched PPO self-play" in card and "8 games in lockstep" in card
         assert "pitch train --config configs/setback_scratch.yaml" in card
+    play_a_game(f"checkpoint:{run / 'checkpoint' / 'policy.safetensors'}", seed=1)
+
+
+def play_a_game(spec: str, seed: int) -> None:
+    """``spec`` plays every seat of one setback game, an illegal move raising."""
     env = pitch_env.env("setback", illegal_action="raise")
-    agent = agents.make(f"checkpoint:{run / 'checkpoint' / 'policy.safetensors'}", env)
-    env.reset(seed=1)
+    agent = agents.make(spec, env)
+    env.reset(seed=seed)
     for name in env.agent_iter():
         obs, _, term, trunc, info = env.last()
         env.step(None if term or trunc else agent.act(obs, info))

@@ -282,13 +282,13 @@ class Lockstep:
                     parts["masks"].append(m)
                     parts["actions"].append(actions)
                     parts["logp"].append(logp)
-                    if self.oracle:
+                    v_in = x
+                    if self.oracle:  # the value also reads the other hands (train/critic.py)
                         o = oracle_inputs(games.hands(idx), seats, r.deck,
                                           None if ids is None else self.canon.card_src[ids])
                         parts["oracle"].append(o)
-                        parts["values"].append(self.vf(np.concatenate([x, o], 1))[:, 0])
-                    else:
-                        parts["values"].append(self.vf(x)[:, 0])
+                        v_in = np.concatenate([x, o], 1)
+                    parts["values"].append(self.vf(v_in)[:, 0])
                 else:
                     actions, _ = sample_masked(player.net(x), m, self.rng)
                 real = actions if ids is None else self.canon.act_src[ids, actions]
