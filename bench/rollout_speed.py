@@ -9,10 +9,11 @@ Run: ``python -m bench.rollout_speed [--config configs/setback_scratch.yaml] [--
 from __future__ import annotations
 
 import argparse
-import statistics
 import time
 
 import torch
+
+from bench.rounds import alternate, median_table
 
 
 def measure(cfg, batched: bool, rollouts: int) -> float:
@@ -44,16 +45,10 @@ def main(argv=None) -> None:
     torch.set_num_threads(1)
     print(f"{cfg.variant}: {cfg.num_envs} games, rollouts of {cfg.n_steps * cfg.num_envs} learner decisions, "
           f"hidden {cfg.hidden}, hint {cfg.hint}, opponents {cfg.opponents}, mirror {cfg.mirror}")
-    runs = {"reference Games": [], "BatchGames": []}
-    for r in range(args.rounds):
-        runs["reference Games"].append(measure(cfg, False, args.rollouts))
-        runs["BatchGames"].append(measure(cfg, True, args.rollouts))
-        print(f"round {r + 1}: " + ", ".join(f"{k} {v[-1]:,.0f}" for k, v in runs.items()), flush=True)
-    med = {k: statistics.median(v) for k, v in runs.items()}
-    base = med["reference Games"]
-    print(f"\n| games | rollout learner steps/s (median of {args.rounds}) | vs reference |\n|---|---|---|")
-    for k, v in med.items():
-        print(f"| {k} | {v:,.0f} | {v / base:.2f}× |")
+    med = alternate({"reference Games": lambda: measure(cfg, False, args.rollouts),
+                     "BatchGames": lambda: measure(cfg, True, args.rollouts)}, args.rounds)
+    print("\n" + median_table(med, "reference Games", "games", "rollout learner steps/s", args.rounds,
+                              base_name="reference"))
 
 
 if __name__ == "__main__":

@@ -19,6 +19,8 @@ import numpy as np
 import torch
 from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
+from bench.rounds import alternate, median_table
+
 
 class TrivialEnv(gym.Env):
     """Same observation and action sizes as the game, nothing computed: 77-step episodes, 8 legal actions."""
@@ -55,7 +57,6 @@ def measure(cfg, venv, steps: int) -> float:
 
 
 def main(argv=None) -> None:
-    import statistics
     import tempfile
 
     from pitch_env.actions import ActionLayout
@@ -99,20 +100,12 @@ def main(argv=None) -> None:
         finally:
             venv.close()
 
-    runs = {f"fast, {w} workers": [] for w in args.workers}
-    runs.update({"sb3 dummy": [], "sb3 subproc": [], "sb3 trivial env": []})
-    for r in range(args.rounds):  # alternate, so a change in the machine's load hits every kind
-        for w in args.workers:
-            runs[f"fast, {w} workers"].append(measure_fast(fast_cfg, w, args.steps))
-        runs["sb3 trivial env"].append(trivial())
-        runs["sb3 dummy"].append(selfplay("dummy"))
-        runs["sb3 subproc"].append(selfplay("subproc"))
-        print(f"round {r + 1}: " + ", ".join(f"{k} {v[-1]:.0f}" for k, v in runs.items()), flush=True)
-    med = {k: statistics.median(v) for k, v in runs.items()}
-    base = med["sb3 dummy"]
-    print(f"\n| path | learner steps/s (median of {args.rounds}) | vs SB3 DummyVecEnv |\n|---|---|---|")
-    for k, v in med.items():
-        print(f"| {k} | {v:,.0f} | {v / base:.2f}× |")
+    kinds = {f"fast, {w} workers": (lambda w=w: measure_fast(fast_cfg, w, args.steps)) for w in args.workers}
+    kinds.update({"sb3 trivial env": trivial, "sb3 dummy": lambda: selfplay("dummy"),
+                  "sb3 subproc": lambda: selfplay("subproc")})
+    med = alternate(kinds, args.rounds, fmt=".0f")  # alternate, so a change in the machine's load hits every kind
+    print("\n" + median_table(med, "sb3 dummy", "path", "learner steps/s", args.rounds,
+                              base_name="SB3 DummyVecEnv"))
 
 
 def measure_fast(cfg, workers: int, steps: int) -> float:
