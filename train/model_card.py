@@ -36,7 +36,7 @@ def write_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: int, wo
               + f", imitated ({im['decisions']:,} decisions), then " if im else "nothing: ")
     lineage = f"{taught}{card['training_steps']:,} steps of {_trainer(cfg)} self-play ({config})"
     compute = [f"training: {state.get('wall_time', 0) / 60:.1f} min of wall time on {machine or _machine()} "
-               "(imitation and evaluations included)"]
+               f"({'imitation and evaluations' if im else 'evaluations'} included)"]
     facts = [_imitation_line(cfg, state).strip()[2:]] if im else []
     config_text = "\n".join(line for line in (run / "config.yaml").read_text().strip().splitlines()
                              if not line.startswith(_WHERE))
