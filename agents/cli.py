@@ -70,8 +70,8 @@ def register(subparsers) -> None:
     _rules_args(p)
     p.add_argument("--opponents", default=None,
                    help="one spec for every other seat, or one per other seat in seat order "
-                        "(random, heuristic, pimc:N, pimc:N:B, checkpoint:PATH; default: the game's strongest "
-                        "shipped agent, checkpoint:VARIANT, or heuristic under changed rules)")
+                        "(random, heuristic, pimc:N, pimc:N:B, checkpoint:PATH; default: the game's "
+                        "expert-iteration agent, checkpoint:VARIANT, or heuristic under changed rules)")
     p.add_argument("--seat", type=int, default=0, help="your seat (0 deals first)")
     p.add_argument("--seed", type=int, default=None, help="seed of the deals (default: random, printed)")
     p.add_argument("--save", metavar="FILE", help="save the game record (JSON) when the game ends or you quit")
@@ -198,7 +198,7 @@ def cmd_play(args, read=input, write=print) -> int:
     n = raw.rules.num_players
     if not 0 <= args.seat < n:
         return fail(f"--seat {args.seat}: choose a seat from 0 to {n - 1}")
-    if args.opponents is None:  # the strongest agent of the game; it loads only for the preset's rules
+    if args.opponents is None:  # the game's expert-iteration agent; it loads only for the preset's rules
         args.opponents = f"checkpoint:{args.variant}" if rules == pitch_env.rules(args.variant) else "heuristic"
     specs = [s.strip() for s in args.opponents.split(",") if s.strip()]
     if len(specs) == 1:
