@@ -8,13 +8,13 @@ import statistics
 from typing import Callable
 
 
-def alternate(kinds: dict[str, Callable[[], float]], rounds: int, fmt: str = ",.0f") -> dict[str, float]:
+def alternate(kinds: dict[str, Callable[[], float]], rounds: int) -> dict[str, float]:
     """Time every kind once per round, in order, ``rounds`` times; print each round; return the medians."""
     runs: dict[str, list[float]] = {name: [] for name in kinds}
     for r in range(rounds):
         for name, measure in kinds.items():
             runs[name].append(measure())
-        print(f"round {r + 1}: " + ", ".join(f"{k} {v[-1]:{fmt}}" for k, v in runs.items()), flush=True)
+        print(f"round {r + 1}: " + ", ".join(f"{k} {v[-1]:,.0f}" for k, v in runs.items()), flush=True)
     return {name: statistics.median(v) for name, v in runs.items()}
 
 

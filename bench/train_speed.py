@@ -103,7 +103,7 @@ def main(argv=None) -> None:
     kinds = {f"fast, {w} workers": (lambda w=w: measure_fast(fast_cfg, w, args.steps)) for w in args.workers}
     kinds.update({"sb3 trivial env": trivial, "sb3 dummy": lambda: selfplay("dummy"),
                   "sb3 subproc": lambda: selfplay("subproc")})
-    med = alternate(kinds, args.rounds, fmt=".0f")  # alternate, so a change in the machine's load hits every kind
+    med = alternate(kinds, args.rounds)
     print("\n" + median_table(med, "sb3 dummy", "path", "learner steps/s", args.rounds,
                               base_name="SB3 DummyVecEnv"))
 
