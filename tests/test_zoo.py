@@ -74,7 +74,7 @@ def test_a_name_of_another_game_is_refused_by_its_rules():
 
 
 @pytest.mark.parametrize("variant", ["setback", "auction"])
-def test_pitch_play_seats_the_games_strongest_agent_by_default(variant, monkeypatch, capsys):
+def test_pitch_play_seats_the_games_expert_iteration_agent_by_default(variant, monkeypatch, capsys):
     import io
 
     monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))
@@ -91,14 +91,14 @@ def test_pitch_play_under_changed_rules_seats_the_heuristic(monkeypatch, capsys)
     assert "seat 1 (heuristic)" in capsys.readouterr().out
 
 
-def test_make_run_compares_its_agent_with_the_games_strongest():
+def test_make_run_compares_its_agent_with_the_games_expert_iteration_agent():
     from train.cli import run_opponents
 
     assert run_opponents("setback") == ["random", "heuristic", "checkpoint:setback"]
     env = pitch_env.env("setback")
-    strongest = agents.make(run_opponents("setback")[2], env)
-    assert strongest.card["sha256"] == read_policy(ROOT / "checkpoints" / "setback")[1]["sha256"]
-    assert strongest.card.get("exit"), "checkpoints/setback is the expert-iteration agent, not its start"
+    expert = agents.make(run_opponents("setback")[2], env)
+    assert expert.card["sha256"] == read_policy(ROOT / "checkpoints" / "setback")[1]["sha256"]
+    assert expert.card.get("exit"), "checkpoints/setback is the expert-iteration agent, not its start"
 
 
 def test_pimcnet_takes_a_shipped_name_too():

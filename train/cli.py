@@ -1,8 +1,8 @@
 """``pitch train`` (also ``python -m train``) and the main job of ``make run``.
 
 ``pitch train --config configs/NAME.yaml [--set key=value …] [--resume RUN_DIR]`` trains; ``main_job``
-trains configs/quick.yaml and prints its tournament table against random, heuristic and the shipped agent
-of the game (the strongest, ``checkpoint:VARIANT``).
+trains configs/quick.yaml and prints its tournament table against random, heuristic and the game's
+expert-iteration agent, ``checkpoint:VARIANT``.
 """
 
 from __future__ import annotations
@@ -108,7 +108,7 @@ def main_job(args) -> int:
 
 
 def run_opponents(variant: str) -> list[str]:
-    """What `make run` compares its new agent with: random, heuristic and the game's strongest shipped
+    """What `make run` compares its new agent with: random, heuristic and the game's expert-iteration
     agent (checkpoints/VARIANT), when there is one."""
     from agents.checkpoint import shipped_checkpoint
 
