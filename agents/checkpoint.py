@@ -25,6 +25,19 @@ SHIPPED_DIR = Path(__file__).resolve().parent.parent / "checkpoints"
 _NAME = re.compile(r"[A-Za-z0-9_+=-][A-Za-z0-9_.+=-]{0,99}")  # a shipped agent's folder name
 
 
+# The strongest shipped agent of each game: first in its round robin (docs/leaderboard.md, "The
+# strongest agent of each game", which a test keeps equal to this table). `pitch play` seats it and
+# `make run` compares its new agent with it.
+STRONGEST = {"setback": "setback_oracle", "auction": "auction", "ten_point": "ten_point_scratch"}
+
+
+def strongest(variant: str) -> str | None:
+    """The agent spec of the game's strongest shipped agent (``checkpoint:NAME``), None when the game
+    has none (a variant without a shipped agent, or its folder missing)."""
+    name = STRONGEST.get(variant)
+    return f"checkpoint:{name}" if name is not None and shipped_checkpoint(name) is not None else None
+
+
 def shipped_names() -> list[str]:
     """The shipped agents' names: the folders of checkpoints/ that hold a policy file."""
     if not SHIPPED_DIR.is_dir():

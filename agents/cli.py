@@ -16,6 +16,7 @@ from pitch_env.render import render_hand, render_record
 
 from .base import turns
 from .cli_checks import check_counts, check_output_path, check_specs, fail, split_specs, term_as_interrupt
+from .checkpoint import strongest
 
 
 class _Help(argparse.HelpFormatter):
@@ -71,7 +72,7 @@ def register(subparsers) -> None:
     p.add_argument("--opponents", default=None,
                    help="one spec for every other seat, or one per other seat in seat order "
                         "(random, heuristic, pimc:N, pimc:N:B, checkpoint:PATH; default: the game's "
-                        "expert-iteration agent, checkpoint:VARIANT, or heuristic under changed rules)")
+                        "strongest shipped agent (docs/leaderboard.md), or heuristic under changed rules)")
     p.add_argument("--seat", type=int, default=0, help="your seat (0 deals first)")
     p.add_argument("--seed", type=int, default=None, help="seed of the deals (default: random, printed)")
     p.add_argument("--save", metavar="FILE", help="save the game record (JSON) when the game ends or you quit")
@@ -198,8 +199,9 @@ def cmd_play(args, read=input, write=print) -> int:
     n = raw.rules.num_players
     if not 0 <= args.seat < n:
         return fail(f"--seat {args.seat}: choose a seat from 0 to {n - 1}")
-    if args.opponents is None:  # the game's expert-iteration agent; it loads only for the preset's rules
-        args.opponents = f"checkpoint:{args.variant}" if rules == pitch_env.rules(args.variant) else "heuristic"
+    if args.opponents is None:  # the game's strongest agent; it loads only for the preset's rules
+        best = strongest(args.variant) if rules == pitch_env.rules(args.variant) else None
+        args.opponents = best or "heuristic"
     specs = [s.strip() for s in args.opponents.split(",") if s.strip()]
     if len(specs) == 1:
         specs = specs * (n - 1)

@@ -13,7 +13,7 @@ import pytest
 import agents
 import pitch_cli
 import pitch_env
-from agents.checkpoint import SHIPPED_DIR, resolve_policy_path, shipped_checkpoint, shipped_names
+from agents.checkpoint import SHIPPED_DIR, STRONGEST, resolve_policy_path, shipped_checkpoint, shipped_names, strongest
 from pitch_policy import WEIGHTS_FILE, CheckpointError, read_policy
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -73,14 +73,31 @@ def test_a_name_of_another_game_is_refused_by_its_rules():
         agents.make("checkpoint:auction", pitch_env.env("setback"))
 
 
-@pytest.mark.parametrize("variant", ["setback", "auction"])
-def test_pitch_play_seats_the_games_expert_iteration_agent_by_default(variant, monkeypatch, capsys):
+@pytest.mark.parametrize("variant", pitch_env.variants())
+def test_pitch_play_seats_the_games_strongest_agent_by_default(variant, monkeypatch, capsys):
     import io
 
     monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))
     assert pitch_cli.main(["play", "--variant", variant, "--seed", "3"]) == 0
     out = capsys.readouterr().out
-    assert f"seat 1 (checkpoint:{variant})" in out
+    assert f"seat 1 (checkpoint:{STRONGEST[variant]})" in out
+
+
+def test_every_game_names_a_strongest_agent_of_its_own_rules():
+    assert set(STRONGEST) == set(pitch_env.variants())
+    for variant, name in STRONGEST.items():
+        assert read_policy(ROOT / "checkpoints" / name)[1]["variant"] == variant
+        assert strongest(variant) == f"checkpoint:{name}"
+    assert strongest("no_such_game") is None
+
+
+def test_the_strongest_agents_are_the_leaderboards_first():
+    """The table in agents/checkpoint.py is the one in docs/leaderboard.md ("The strongest agent of each
+    game"), which the round robins measured: a change to one without the other fails here."""
+    text = (ROOT / "docs" / "leaderboard.md").read_text()
+    section = text.split("## The strongest agent of each game", 1)[1].split("\n## ", 1)[0]
+    rows = dict(re.findall(r"^\| (\w+) \| `checkpoint:(\w+)` \|", section, re.M))
+    assert rows == STRONGEST
 
 
 def test_pitch_play_under_changed_rules_seats_the_heuristic(monkeypatch, capsys):
@@ -91,14 +108,12 @@ def test_pitch_play_under_changed_rules_seats_the_heuristic(monkeypatch, capsys)
     assert "seat 1 (heuristic)" in capsys.readouterr().out
 
 
-def test_make_run_compares_its_agent_with_the_games_expert_iteration_agent():
+def test_make_run_compares_its_agent_with_the_games_strongest_agent():
     from train.cli import run_opponents
 
-    assert run_opponents("setback") == ["random", "heuristic", "checkpoint:setback"]
-    env = pitch_env.env("setback")
-    expert = agents.make(run_opponents("setback")[2], env)
-    assert expert.card["sha256"] == read_policy(ROOT / "checkpoints" / "setback")[1]["sha256"]
-    assert expert.card.get("exit"), "checkpoints/setback is the expert-iteration agent, not its start"
+    assert run_opponents("setback") == ["random", "heuristic", "checkpoint:setback_oracle"]
+    best = agents.make(run_opponents("setback")[2], pitch_env.env("setback"))
+    assert best.card["sha256"] == read_policy(ROOT / "checkpoints" / "setback_oracle")[1]["sha256"]
 
 
 def test_pimcnet_takes_a_shipped_name_too():

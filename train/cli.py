@@ -2,7 +2,7 @@
 
 ``pitch train --config configs/NAME.yaml [--set key=value …] [--resume RUN_DIR]`` trains; ``main_job``
 trains configs/quick.yaml and prints its tournament table against random, heuristic and the game's
-expert-iteration agent, ``checkpoint:VARIANT``.
+strongest shipped agent (agents/checkpoint.py ``strongest``).
 """
 
 from __future__ import annotations
@@ -108,11 +108,12 @@ def main_job(args) -> int:
 
 
 def run_opponents(variant: str) -> list[str]:
-    """What `make run` compares its new agent with: random, heuristic and the game's expert-iteration
-    agent (checkpoints/VARIANT), when there is one."""
-    from agents.checkpoint import shipped_checkpoint
+    """What `make run` compares its new agent with: random, heuristic and the game's strongest shipped
+    agent, when there is one."""
+    from agents.checkpoint import strongest
 
-    return ["random", "heuristic"] + ([f"checkpoint:{variant}"] if shipped_checkpoint(variant) is not None else [])
+    best = strongest(variant)
+    return ["random", "heuristic"] + ([best] if best else [])
 
 
 def main(argv=None) -> int:
