@@ -136,6 +136,13 @@ def test_recorded_decisions_are_what_the_network_reads_and_legal():
     assert (z[part["overrode"]] != part["y"][part["overrode"]]).all()
 
 
+def test_switch_z_is_the_teachers_margin():
+    """A stricter teacher (switch_z) leaves the network's choice less often on the same deals."""
+    lenient = ex.record_part(ex.ExitConfig(worlds=4, switch_z=0.0), SHIPPED["setback"], 120, seed=5)
+    strict = ex.record_part(ex.ExitConfig(worlds=4, switch_z=3.0), SHIPPED["setback"], 120, seed=5)
+    assert strict["overrode"].sum() < lenient["overrode"].sum()
+
+
 def test_parts_round_trip_and_foreign_files_are_refused(tmp_path):
     cfg = ex.ExitConfig(worlds=1)
     part = ex.record_part(cfg, SHIPPED["setback"], 10, seed=2)

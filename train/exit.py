@@ -62,6 +62,7 @@ class ExitConfig(GameKeys):
     generations: int = ranged(3, 1, 1000)  # generations to run (each: record, fit, gate); with stages, their sum by default
     decisions: int = ranged(40_000, PART, 10**8)  # searched decisions recorded per generation
     worlds: int = ranged(8, 1, 1000)  # worlds per searched decision of the teacher (pimcnet:worlds:best)
+    switch_z: float = ranged(1.0, 0.0, 100.0)  # the teacher leaves the network's choice only for an action this many standard errors better
     replay: int = ranged(2, 1, 1000)  # generations of recorded decisions each fit uses (this one and the ones before)
     epochs: int = ranged(4, 1, 1000)  # passes over the fitted decisions
     batch_size: int = ranged(512, 1, 1 << 16)
@@ -170,7 +171,7 @@ def record_part(cfg: ExitConfig, policy_path: str, n: int, seed: int) -> dict[st
     rules = cfg.resolved_rules()
     policy, _ = load_policy(policy_path, rules)
     rng = random.Random(seed)
-    search = NetSearch(policy, rules, cfg.worlds, rng)
+    search = NetSearch(policy, rules, cfg.worlds, rng, cfg.switch_z)
     live = LiveTable(Observer(rules))
     size = ActionLayout(rules).size
     xs, ms, ys, over = [], [], [], []
