@@ -44,6 +44,7 @@ from pathlib import Path
 
 import numpy as np
 
+from agents.pimc import SWITCH_Z
 from pitch_policy import WEIGHTS_FILE, CheckpointError, PolicyMLP, load_policy, save_policy
 from pitch_env.files import atomic_write
 
@@ -62,7 +63,7 @@ class ExitConfig(GameKeys):
     generations: int = ranged(3, 1, 1000)  # generations to run (each: record, fit, gate); with stages, their sum by default
     decisions: int = ranged(40_000, PART, 10**8)  # searched decisions recorded per generation
     worlds: int = ranged(8, 1, 1000)  # worlds per searched decision of the teacher (pimcnet:worlds:best)
-    switch_z: float = ranged(1.0, 0.0, 100.0)  # the teacher leaves the network's choice only for an action this many standard errors better
+    switch_z: float = ranged(SWITCH_Z, 0.0, 100.0)  # the teacher leaves the network's choice only for an action this many standard errors better
     replay: int = ranged(2, 1, 1000)  # generations of recorded decisions each fit uses (this one and the ones before)
     epochs: int = ranged(4, 1, 1000)  # passes over the fitted decisions
     batch_size: int = ranged(512, 1, 1 << 16)
