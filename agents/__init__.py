@@ -5,7 +5,8 @@ Every agent has ``act(observation, info) -> action index`` (the two values ``env
 ``pimc:N`` (N sampled worlds per decision; ``pimc:N:B`` also searches each bid in B worlds; N and B
 at most MAX_WORLDS = 1000), ``pimcnet:N:PATH`` (PIMC whose rollouts and default choices are the
 trained policy at PATH: agents/netpimc.py), ``checkpoint:PATH`` (PATH a shipped agent's name such as ``setback_oracle``, or
-a policy file or folder: agents/checkpoint.py), ``human``.
+a policy file or folder: agents/checkpoint.py), ``human``, and ``split:BIDS+PLAY`` (the agent BIDS makes the auction's
+bids, the agent PLAY every other decision: ``split:checkpoint:auction+heuristic`` asks which half of an agent is strong).
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from pitch_env.rules import Rules
 
 from .base import Agent, RandomAgent
 
-SPEC_FORMS = ("random", "heuristic", "pimc:N", "pimc:N:B", "pimcnet:N:PATH", "checkpoint:PATH", "human")
+SPEC_FORMS = ("random", "heuristic", "pimc:N", "pimc:N:B", "pimcnet:N:PATH", "checkpoint:PATH", "human",
+              "split:BIDS+PLAY")
 # pimc:N:B caps: a game at pimc:1000 already takes minutes; far larger numbers only look like a hang.
 MAX_WORLDS = 1000
 
@@ -80,4 +82,12 @@ def make(spec: str, env, seed: int | None = None) -> Agent:
         from .human import HumanAgent
 
         return HumanAgent(env)
+    if kind == "split":
+        bids, plus, play = arg.partition("+")
+        if not plus or not bids.strip() or not play.strip() or "split:" in arg.lower():
+            raise ValueError(f"agent spec {spec!r}: use 'split:BIDS+PLAY', two agent specs other than split, "
+                             f"e.g. 'split:checkpoint:auction+heuristic' (its bids, the heuristic's play)")
+        from .base import SplitAgent
+
+        return SplitAgent(env, make(bids, env, seed), make(play, env, seed))
     raise spec_error(spec)

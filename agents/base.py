@@ -14,6 +14,7 @@ import random
 import numpy as np
 
 from pitch_env.actions import ActionLayout
+from pitch_env.engine import BID
 from pitch_env.infostate import InfoState
 
 _ANOTHER = ("make the agent for the env it plays (agents.make(spec, env)), or have that env give the mover's "
@@ -106,3 +107,23 @@ class RandomAgent(Agent):
 
     def act(self, observation, info) -> int:
         return self.rng.choice(legal_actions(observation, info))
+
+
+class SplitAgent(Agent):
+    """Two agents as one: ``bids`` makes the decisions of the auction (the engine's bid phase), ``play``
+    every other one (the pitch or the trump, the exchange, the tricks). Pairing an agent's bids with
+    another's play shows which half of it wins its games."""
+
+    def __init__(self, env, bids: Agent, play: Agent):
+        super().__init__(env)
+        self.bids, self.play = bids, play
+        self.name = f"split:{bids.name}+{play.name}"
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self.bids.reset(seed)
+        self.play.reset(seed)
+
+    def act(self, observation, info) -> int:
+        bidding = self.info_state(observation, info).phase == BID
+        return (self.bids if bidding else self.play).act(observation, info)

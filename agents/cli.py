@@ -50,7 +50,8 @@ def register(subparsers) -> None:
     _rules_args(p)
     p.add_argument("--agents", required=True,
                    help="comma-separated agent specs: random, heuristic, pimc:N (N sampled worlds per move), "
-                        "pimc:N:B (also B worlds per bid), checkpoint:PATH; e.g. pimc:8,heuristic")
+                        "pimc:N:B (also B worlds per bid), pimcnet:N:PATH, checkpoint:PATH, split:BIDS+PLAY (one agent's "
+                        "bids, another's play); e.g. pimc:8,heuristic")
     p.add_argument("--games", type=int, default=200, help="games to play (rounded up to whole duplicate sets)")
     p.add_argument("--seed", type=int, default=0, help="seed of the deals and the agents")
     p.add_argument("--workers", type=int, default=1, help="processes (results do not depend on it)")

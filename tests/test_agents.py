@@ -13,7 +13,7 @@ from pitch_env.cards import cards_in, mask_of, parse_card
 from agents.base import turns
 
 PRESETS = ("setback", "auction", "ten_point")
-SPECS = ("random", "heuristic", "pimc:2", "pimc:2:1")
+SPECS = ("random", "heuristic", "pimc:2", "pimc:2:1", "split:heuristic+random")
 
 
 class PoisonedGame:
@@ -79,6 +79,41 @@ def test_unknown_spec_lists_the_valid_forms():
     assert "checkpoint:PATH" in SPEC_FORMS
     searcher = make("pimc:6:3", env)
     assert (searcher.worlds, searcher.bid_worlds, searcher.name) == (6, 3, "pimc:6:3")
+
+
+@pytest.mark.parametrize("variant", PRESETS)
+def test_split_agent_bids_with_its_first_agent_and_plays_every_other_decision_with_its_second(variant):
+    from agents.base import SplitAgent
+    from pitch_env.engine import BID
+
+    class Recorder:  # the last legal move (the highest bid), noting the phase of every decision it is asked
+        name = "recorder"
+
+        def __init__(self):
+            self.phases = []
+
+        def reset(self, seed=None):
+            pass
+
+        def act(self, obs, info):
+            self.phases.append(info["info_state"].phase)
+            return int(obs["action_mask"].nonzero()[0][-1])
+
+    env = pitch_env.env(variant, illegal_action="raise", max_hands=2, info_state=True)
+    bids, play = Recorder(), Recorder()
+    agent = SplitAgent(env, bids, play)
+    env.reset(seed=3)
+    for _name, obs, info in turns(env):
+        env.step(agent.act(obs, info))
+    assert bids.phases and set(bids.phases) == {BID}
+    assert play.phases and BID not in play.phases
+    made = make("split:heuristic+random", env, seed=1)
+    assert (made.bids.name, made.play.name, made.name) == ("heuristic", "random", "split:heuristic+random")
+    for bad in ("split:heuristic", "split:+random", "split:heuristic+", "split:split:heuristic+random+random",
+                "split:minimax+random"):
+        with pytest.raises(ValueError) as e:
+            make(bad, env)
+        assert "split:BIDS+PLAY" in str(e.value) or "minimax" in str(e.value)
 
 
 # ---------------------------------------------------------------- the heuristic, hand by hand
