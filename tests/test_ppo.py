@@ -177,6 +177,41 @@ def test_the_update_is_maskable_ppos_loss():
     assert any(not torch.equal(a, b) for a, b in zip(before, net.parameters()))
 
 
+def test_bid_ent_coef_raises_the_entropy_of_bid_decisions_alone():
+    """With no advantage, value loss or common entropy bonus, an update moves the policy only through
+    ``bid_ent_coef``: the bid decisions' entropy rises, and without it nothing moves."""
+    from train.ppo import auction_actions
+
+    cfg = small_cfg("variant=auction", "n_epochs=4", "vf_coef=0", "ent_coef=0", "learning_rate=0.03")
+    net, _ = learner(cfg)
+    with torch.no_grad():  # a sharp policy, far from the entropy's maximum
+        [m for m in net.pi.modules() if isinstance(m, torch.nn.Linear)][-1].bias[0] += 4  # pass
+    pi, vf = net.layers()
+    lock = Lockstep(cfg, 8, 0)
+    lock.set_learner(pi, vf)
+    lock.add_snapshot(pi, "relu")
+    batch = advantages(lock.collect(400), cfg.gamma, cfg.gae_lambda)
+    batch.advantages.zero_()
+    n_bid = auction_actions(cfg.resolved_rules())
+    bids = batch.masks[:, :n_bid].any(1)
+    assert 0 < int(bids.sum()) < len(batch)
+
+    def bid_entropy():
+        with torch.no_grad():
+            return net.evaluate(batch.obs, batch.masks, batch.actions)[1][bids].mean().item()
+
+    before = [p.detach().clone() for p in net.pi.parameters()]
+    update(net, new_optimizer(net, 1e-3), batch, PPO.of(cfg), n_bid)
+    assert all(torch.equal(a, b) for a, b in zip(before, net.pi.parameters()))
+    start = bid_entropy()
+    logs = update(net, new_optimizer(net, 1e-3), batch, PPO.of(small_cfg(
+        "variant=auction", "n_epochs=4", "vf_coef=0", "ent_coef=0", "learning_rate=0.03", "bid_ent_coef=1")), n_bid)
+    assert bid_entropy() > start + 0.05, (start, bid_entropy())
+    assert logs["bid_entropy"] > 0
+    with pytest.raises(ConfigError, match="bid_ent_coef.*trainer: fast"):
+        load_config(None, ["trainer=sb3", "bid_ent_coef=0.1"])
+
+
 def test_every_ppo_setting_is_a_config_key_with_a_docstring():
     import ast
     import dataclasses

@@ -66,6 +66,7 @@ class TrainConfig(GameKeys):
     gae_lambda: float = ranged(0.95, 0, 1)  # GAE lambda
     clip_range: float = ranged(0.2, 0, 10, above=True)  # PPO clip
     ent_coef: float = ranged(0.01, 0, 100)  # entropy bonus
+    bid_ent_coef: float = ranged(0.0, 0, 100)  # fast: entropy bonus added at bid decisions (pass and the bids), on top of ent_coef
     vf_coef: float = ranged(0.5, 0, 100)  # value loss weight
     max_grad_norm: float = ranged(0.5, 0, 1e6, above=True)  # gradient clipping
     # ----- optional warm start by imitation (train/imitate.py)
@@ -91,7 +92,7 @@ class TrainConfig(GameKeys):
     deterministic: bool = True  # the exported agent plays its most likely action (False: samples)
 
 
-SCHEDULED = ("learning_rate", "ent_coef", "clip_range", "n_epochs", "opponents", "mirror")  # what a schedule may change
+SCHEDULED = ("learning_rate", "ent_coef", "bid_ent_coef", "clip_range", "n_epochs", "opponents", "mirror")  # what a schedule may change
 
 
 def make_config(values: dict[str, Any], source: str = "config") -> TrainConfig:
@@ -190,6 +191,9 @@ def _check_together(cfg: TrainConfig, source: str) -> None:
         if cfg.num_envs > 256:
             raise bad("num_envs", cfg.num_envs, "the SB3 path runs at most 256 envs (each one a Python env); "
                                                 "use trainer: fast for more games side by side")
+    if cfg.bid_ent_coef and (cfg.trainer != "fast" or cfg.backend != "sb3"):
+        raise bad("bid_ent_coef", cfg.bid_ent_coef, "it applies only to trainer: fast (backend: sb3), whose PPO "
+                                                    "weighs each decision's entropy; set trainer: fast or drop it")
     if cfg.overlap and cfg.workers == 0:
         raise bad("overlap", cfg.overlap, "overlap needs workers >= 1 (the games run beside the update); set "
                                           "workers or drop overlap")

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from pitch_env.actions import ActionLayout
 from pitch_policy import WEIGHTS_FILE, save_policy
 
 from . import resume as ckpt
@@ -55,6 +56,9 @@ class PPO:
     """PPO's clip of the probability ratio"""
     ent_coef: float = 0.01
     """weight of the entropy bonus"""
+    bid_ent_coef: float = 0.0
+    """weight added to the entropy bonus at bid decisions: a bid that is costly early in a game (a 4
+    is usually set) keeps being tried until the states where it wins the game are learned"""
     vf_coef: float = 0.5
     """weight of the value loss"""
     max_grad_norm: float = 0.5
@@ -67,6 +71,12 @@ class PPO:
     @property
     def rollout(self) -> int:
         return self.n_steps * self.num_envs
+
+
+def auction_actions(rules) -> int:
+    """How many actions open the layout as the auction's: pass, each numeric bid, and shoot."""
+    layout = ActionLayout(rules)
+    return 1 + len(layout.bid_index) + (layout.shoot >= 0)
 
 
 # ---------------------------------------------------------------------- advantages
@@ -109,13 +119,16 @@ def advantages(data: Rollout, gamma: float, lam: float) -> Batch:
 
 
 # ---------------------------------------------------------------------- update
-def update(net: PolicyValueNet, opt: torch.optim.Optimizer, batch: Batch, ppo: PPO) -> dict[str, float]:
-    """``n_epochs`` passes of minibatch PPO on ``batch``; returns the means TensorBoard shows."""
+def update(net: PolicyValueNet, opt: torch.optim.Optimizer, batch: Batch, ppo: PPO,
+           bid_actions: int = 0) -> dict[str, float]:
+    """``n_epochs`` passes of minibatch PPO on ``batch``; returns the means TensorBoard shows.
+    ``bid_actions``: the layout's first actions that are the auction's (``auction_actions``); a row
+    whose mask allows one of them is a bid decision, whose entropy weighs ``ppo.bid_ent_coef`` more."""
     for group in opt.param_groups:
         group["lr"] = ppo.learning_rate
     n, clip = len(batch), ppo.clip_range
     logs: dict[str, list[float]] = {k: [] for k in ("policy_gradient_loss", "value_loss", "entropy_loss", "approx_kl",
-                                                    "clip_fraction")}
+                                                    "clip_fraction", "bid_entropy")}
     for _ in range(ppo.n_epochs):
         order = torch.randperm(n)
         for start in range(0, n, ppo.batch_size):
@@ -131,7 +144,11 @@ def update(net: PolicyValueNet, opt: torch.optim.Optimizer, batch: Batch, ppo: P
             pg = -torch.min(adv * ratio, adv * ratio.clamp(1 - clip, 1 + clip)).mean()
             v_loss = torch.nn.functional.mse_loss(values, batch.returns[mb])
             ent = -entropy.mean()
-            loss = pg + ppo.ent_coef * ent + ppo.vf_coef * v_loss
+            bids = batch.masks[mb][:, :bid_actions].any(1) if bid_actions else None
+            if ppo.bid_ent_coef and bids is not None:  # bid decisions: ent_coef + bid_ent_coef
+                loss = pg - ((ppo.ent_coef + ppo.bid_ent_coef * bids) * entropy).mean() + ppo.vf_coef * v_loss
+            else:
+                loss = pg + ppo.ent_coef * ent + ppo.vf_coef * v_loss
             opt.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(net.parameters(), ppo.max_grad_norm)
@@ -141,7 +158,9 @@ def update(net: PolicyValueNet, opt: torch.optim.Optimizer, batch: Batch, ppo: P
                                    ("approx_kl", ((ratio - 1) - log_ratio).mean()),
                                    ("clip_fraction", ((ratio - 1).abs() > clip).float().mean())):
                     logs[key].append(value.item())
-    out = {k: float(np.mean(v)) if v else float("nan") for k, v in logs.items()}
+                if bids is not None and bids.any():
+                    logs["bid_entropy"].append(entropy[bids].mean().item())
+    out = {k: float(np.mean(v)) if v else float("nan") for k, v in logs.items() if v or k != "bid_entropy"}
     returns = batch.returns.numpy()
     var = float(np.var(returns))
     out["explained_variance"] = float("nan") if var == 0 else 1 - float(np.var(returns - batch.values)) / var
@@ -179,6 +198,7 @@ class Learner:
     def __init__(self, cfg: TrainConfig, run: RunDir, started: float, stop: StopFlag):
         self.cfg, self.run, self.started, self.stop = cfg, run, started, stop
         self.net = PolicyValueNet.for_config(cfg)
+        self.bid_actions = auction_actions(cfg.resolved_rules())
         self.opt = new_optimizer(self.net, cfg.learning_rate)
         self.steps = self.n_updates = 0
         self.state = {"next_snapshot": cfg.snapshot_every, "next_checkpoint": cfg.checkpoint_every,
@@ -276,7 +296,7 @@ def learn(learner: Learner, collector: Collector, logger: Scalars, show: bool) -
                 ask()  # the workers play the next rollout with these weights while the learner updates
             # 2. advantages, 3. update
             batch = advantages(data, ppo.gamma, ppo.gae_lambda)
-            losses = update(learner.net, learner.opt, batch, ppo)
+            losses = update(learner.net, learner.opt, batch, ppo, learner.bid_actions)
             learner.n_updates += ppo.n_epochs
             t2 = time.perf_counter()
             learner.steps += len(batch)
