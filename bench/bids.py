@@ -11,7 +11,11 @@ Two diagnostics for a checkpoint (most useful in auction, where bids decide game
   the others), how often the network, the heuristic and the bid search choose the same bid, and the
   most common disagreements.
 
-Run: ``python -m bench.bids swap --checkpoint checkpoints/auction_base --bid-worlds 8 --games 2000 --seed 2024``
+- ``profile``: how an agent (any agent spec) bids against the heuristic, by the scores: at its
+  bid decisions, the share of each choice when no other player is within ``--near`` points of the
+  target, and when one is (the end game, where only a pitcher can win).
+
+Run: ``python -m bench.bids profile --agent checkpoint:auction --games 400`` or ``python -m bench.bids swap --checkpoint checkpoints/auction_base --bid-worlds 8 --games 2000 --seed 2024``
 or ``python -m bench.bids agree --checkpoint checkpoints/auction_base --games 100``.
 """
 
@@ -94,9 +98,48 @@ def agree(args) -> None:
         print(f"  {a:>10} / {h:>10} / {s:>10}  {n}")
 
 
-def main(argv=None) -> None:
+def profile(args) -> dict:
+    """``{context: Counter(choice name)}`` of the agent's bid decisions, and the table printed."""
+    import agents
+
+    env = pitch_env.env(args.variant, infoset=True)
+    mine, heuristic = agents.make(args.agent, env, seed=args.seed), HeuristicAgent(env)
+    rules, names = env.unwrapped.rules, env.unwrapped.layout.names
+    near = max(rules.target_score - args.near, 0)
+    table: dict[str, collections.Counter] = {}
+    for game in range(args.games):
+        env.reset(seed=args.seed * 100_003 + game)
+        mine.reset(args.seed * 7 + game)
+        seats = set(env.agents[game % 2::2])
+        for agent in env.agent_iter():
+            observation, _, terminated, truncated, info = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            if agent not in seats:
+                env.step(heuristic.act(observation, info))
+                continue
+            action = mine.act(observation, info)
+            state = mine.info_state(observation, info)
+            if state.phase == BID and observation["action_mask"].sum() > 1:
+                own = rules.side_of(state.seat)
+                threat = max(v for side, v in enumerate(state.scores) if side != own)
+                context = f"another player at {near} or more" if threat >= near else f"every other player below {near}"
+                table.setdefault(context, collections.Counter())[names[action]] += 1
+            env.step(action)
+    print(f"{args.agent}'s bid decisions with a choice, against the heuristic ({args.games} games, seed {args.seed})")
+    for context, counts in sorted(table.items()):
+        total = sum(counts.values())
+        shares = "  ".join(f"{name} {n / total:.1%}" for name, n in sorted(counts.items()))
+        print(f"  {context} ({total}): {shares}")
+    return table
+
+
+def main(argv=None) -> dict | None:
     p = argparse.ArgumentParser(prog="python -m bench.bids", description=__doc__.split("\n\n")[0])
-    p.add_argument("mode", choices=("swap", "agree"))
+    p.add_argument("mode", choices=("swap", "agree", "profile"))
+    p.add_argument("--agent", default="checkpoint:auction", help="profile: the agent spec whose bids are counted")
+    p.add_argument("--near", type=int, default=2, help="profile: the end game starts this many points below the target")
     p.add_argument("--checkpoint", default="checkpoints/auction_base")
     p.add_argument("--variant", default="auction")
     p.add_argument("--bid-worlds", type=int, default=8, help="worlds per bid search; 0 (swap): the checkpoint alone")
@@ -108,7 +151,7 @@ def main(argv=None) -> None:
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--top", type=int, default=12)
     args = p.parse_args(argv)
-    (swap if args.mode == "swap" else agree)(args)
+    return {"swap": swap, "agree": agree, "profile": profile}[args.mode](args)
 
 
 if __name__ == "__main__":

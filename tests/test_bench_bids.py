@@ -33,3 +33,14 @@ def test_the_swap_agent_bids_like_the_search_and_plays_like_the_checkpoint():
                 assert action == expected
             env.step(action)
     assert bids > 20 and differ > 0  # the search's bids were played, and some were not the network's
+
+
+def test_the_bid_profile_counts_the_agents_bid_choices_by_the_scores(capsys):
+    from bench.bids import main
+
+    table = main(["profile", "--agent", "random", "--games", "6", "--seed", "3"])
+    choices = {name for counts in table.values() for name in counts}
+    assert choices <= {"pass", "bid 1", "bid 2", "bid 3", "bid 4"} and "bid 4" in choices
+    assert all(context.startswith(("another player at 5", "every other player below 5")) for context in table)
+    assert sum(sum(c.values()) for c in table.values()) >= 6 * 4  # at least one bid turn a hand, two seats
+    assert "random's bid decisions" in capsys.readouterr().out
