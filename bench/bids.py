@@ -25,6 +25,8 @@ import argparse
 import collections
 import functools
 
+import numpy as np
+
 import pitch_env
 from agents.checkpoint import CheckpointAgent
 from agents.heuristic import HeuristicAgent
@@ -32,6 +34,7 @@ from agents.pimc import SWITCH_Z, PIMCAgent
 from agents.report import print_result
 from agents.tournament import run_tournament
 from pitch_env.engine import BID
+from pitch_policy import policy_input
 
 
 def swap_name(bid_worlds: int, votes: int) -> str:
@@ -107,6 +110,7 @@ def profile(args) -> dict:
     rules, names = env.unwrapped.rules, env.unwrapped.layout.names
     near = max(rules.target_score - args.near, 0)
     table: dict[str, collections.Counter] = {}
+    probabilities: dict[str, np.ndarray] = {}  # a network's summed sampling probabilities, by real action
     for game in range(args.games):
         env.reset(seed=args.seed * 100_003 + game)
         mine.reset(args.seed * 7 + game)
@@ -126,13 +130,36 @@ def profile(args) -> dict:
                 threat = max(v for side, v in enumerate(state.scores) if side != own)
                 context = f"another player at {near} or more" if threat >= near else f"every other player below {near}"
                 table.setdefault(context, collections.Counter())[names[action]] += 1
+                p = sampling(mine, observation)
+                if p is not None:
+                    sums = probabilities.setdefault(context, np.zeros(len(names)))
+                    sums += p
             env.step(action)
     print(f"{args.agent}'s bid decisions with a choice, against the heuristic ({args.games} games, seed {args.seed})")
     for context, counts in sorted(table.items()):
         total = sum(counts.values())
         shares = "  ".join(f"{name} {n / total:.1%}" for name, n in sorted(counts.items()))
         print(f"  {context} ({total}): {shares}")
+        if context in probabilities:
+            mean = probabilities[context] / total
+            print("    sampled (the network's mean probability): "
+                  + "  ".join(f"{names[a]} {mean[a]:.1%}" for a in np.flatnonzero(mean > 0)))
     return table
+
+
+def sampling(agent, observation) -> np.ndarray | None:
+    """A checkpoint's sampling probability of each real action at this decision (the masked softmax
+    that PPO trained); None for any other agent, and for a policy that reads the heuristic's choice."""
+    policy = getattr(agent, "policy", None)
+    if policy is None or policy.hint != "none":
+        return None
+    x, mask, act_src = policy_input(observation["observation"], observation["action_mask"], policy.transform)
+    z = np.where(mask > 0, policy.logits(x), -np.inf)
+    p = np.exp(z - z.max())
+    p /= p.sum()
+    out = np.zeros(len(p))
+    out[np.arange(len(p)) if act_src is None else act_src] = p
+    return out
 
 
 def main(argv=None) -> dict | None:

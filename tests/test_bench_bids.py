@@ -44,3 +44,23 @@ def test_the_bid_profile_counts_the_agents_bid_choices_by_the_scores(capsys):
     assert all(context.startswith(("another player at 5", "every other player below 5")) for context in table)
     assert sum(sum(c.values()) for c in table.values()) >= 6 * 4  # at least one bid turn a hand, two seats
     assert "random's bid decisions" in capsys.readouterr().out
+
+
+def test_the_profiles_sampling_probabilities_are_the_checkpoints_masked_softmax():
+    import numpy as np
+
+    from bench.bids import sampling
+
+    env = pitch_env.env("setback", infoset=True)
+    net = CheckpointAgent("checkpoints/setback_oracle", env)
+    env.reset(seed=5)
+    seen = 0
+    for _, observation, info in turns(env):
+        p = sampling(net, observation)
+        mask = np.asarray(observation["action_mask"]) > 0
+        assert abs(p.sum() - 1) < 1e-5 and not p[~mask].any()
+        assert int(np.argmax(p)) == net.act(observation, info)
+        seen += 1
+        env.step(net.act(observation, info))
+    assert seen > 20
+    assert sampling(object(), None) is None
