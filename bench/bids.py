@@ -69,6 +69,24 @@ def swap(args) -> None:
     print_result(result)
 
 
+def against_heuristic(env, heuristic, games: int, seed: int, decide, start=None) -> None:
+    """``games`` games of ``env`` in which every other seat (4 players: two, as the tournament seats
+    it) plays ``decide(observation, info)`` and the others the heuristic; ``start(game)`` before each."""
+    for game in range(games):
+        env.reset(seed=seed * 100_003 + game)
+        if start is not None:
+            start(game)
+        seats = set(env.agents[game % 2::2])
+        for agent in env.agent_iter():
+            observation, _, terminated, truncated, info = env.last()
+            if terminated or truncated:
+                env.step(None)
+            elif agent in seats:
+                env.step(decide(observation, info))
+            else:
+                env.step(heuristic.act(observation, info))
+
+
 def agree(args) -> None:
     env = pitch_env.env(args.variant, infoset=True)
     net = CheckpointAgent(args.checkpoint, env)
@@ -76,21 +94,14 @@ def agree(args) -> None:
     search = PIMCAgent(env, bid_worlds=args.bid_worlds or 8, seed=args.seed, switch_z=args.switch_z)
     names = env.unwrapped.layout.names
     choices = collections.Counter()
-    for game in range(args.games):
-        env.reset(seed=args.seed * 100_003 + game)
-        mine = set(env.agents[game % 2::2])  # every other seat (4 players: two, as the tournament seats it)
-        for agent in env.agent_iter():
-            observation, _, terminated, truncated, info = env.last()
-            if terminated or truncated:
-                env.step(None)
-                continue
-            if agent not in mine:
-                env.step(heuristic.act(observation, info))
-                continue
-            action = net.act(observation, info)
-            if search.info_state(observation, info).phase == BID and observation["action_mask"].sum() > 1:
-                choices[names[action], names[heuristic.act(observation, info)], names[search.act(observation, info)]] += 1
-            env.step(action)
+
+    def decide(observation, info) -> int:
+        action = net.act(observation, info)
+        if search.info_state(observation, info).phase == BID and observation["action_mask"].sum() > 1:
+            choices[names[action], names[heuristic.act(observation, info)], names[search.act(observation, info)]] += 1
+        return action
+
+    against_heuristic(env, heuristic, args.games, args.seed, decide)
     total = sum(choices.values())
     same = lambda i, j: sum(n for c, n in choices.items() if c[i] == c[j]) / total  # noqa: E731
     print(f"{total} bid decisions of the checkpoint that offered a choice ({args.games} games)")
@@ -111,30 +122,22 @@ def profile(args) -> dict:
     near = max(rules.target_score - args.near, 0)
     table: dict[str, collections.Counter] = {}
     probabilities: dict[str, np.ndarray] = {}  # a network's summed sampling probabilities, by real action
-    for game in range(args.games):
-        env.reset(seed=args.seed * 100_003 + game)
-        mine.reset(args.seed * 7 + game)
-        seats = set(env.agents[game % 2::2])
-        for agent in env.agent_iter():
-            observation, _, terminated, truncated, info = env.last()
-            if terminated or truncated:
-                env.step(None)
-                continue
-            if agent not in seats:
-                env.step(heuristic.act(observation, info))
-                continue
-            action = mine.act(observation, info)
-            state = mine.info_state(observation, info)
-            if state.phase == BID and observation["action_mask"].sum() > 1:
-                own = rules.side_of(state.seat)
-                threat = max(v for side, v in enumerate(state.scores) if side != own)
-                context = f"another player at {near} or more" if threat >= near else f"every other player below {near}"
-                table.setdefault(context, collections.Counter())[names[action]] += 1
-                p = sampling(mine, observation)
-                if p is not None:
-                    sums = probabilities.setdefault(context, np.zeros(len(names)))
-                    sums += p
-            env.step(action)
+
+    def decide(observation, info) -> int:
+        action = mine.act(observation, info)
+        state = mine.info_state(observation, info)
+        if state.phase == BID and observation["action_mask"].sum() > 1:
+            own = rules.side_of(state.seat)
+            threat = max(v for side, v in enumerate(state.scores) if side != own)
+            context = f"another player at {near} or more" if threat >= near else f"every other player below {near}"
+            table.setdefault(context, collections.Counter())[names[action]] += 1
+            p = sampling(mine, observation)
+            if p is not None:
+                sums = probabilities.setdefault(context, np.zeros(len(names)))
+                sums += p
+        return action
+
+    against_heuristic(env, heuristic, args.games, args.seed, decide, start=lambda game: mine.reset(args.seed * 7 + game))
     print(f"{args.agent}'s bid decisions with a choice, against the heuristic ({args.games} games, seed {args.seed})")
     for context, counts in sorted(table.items()):
         total = sum(counts.values())
