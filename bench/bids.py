@@ -27,6 +27,7 @@ import functools
 
 import numpy as np
 
+import agents
 import pitch_env
 from agents.checkpoint import CheckpointAgent
 from agents.heuristic import HeuristicAgent
@@ -114,8 +115,6 @@ def agree(args) -> None:
 
 def profile(args) -> dict:
     """``{context: Counter(choice name)}`` of the agent's bid decisions, and the table printed."""
-    import agents
-
     env = pitch_env.env(args.variant, infoset=True)
     mine, heuristic = agents.make(args.agent, env, seed=args.seed), HeuristicAgent(env)
     rules, names = env.unwrapped.rules, env.unwrapped.layout.names

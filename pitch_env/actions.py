@@ -15,7 +15,7 @@ from .rules import Rules
 
 class ActionLayout:
     __slots__ = ("names", "index", "bid_index", "shoot", "trump_base", "stock_keep",
-                 "stock_give", "discard_base", "play_base", "size")
+                 "stock_give", "discard_base", "play_base", "size", "auction_size")
 
     def __init__(self, rules: Rules):
         names = ["pass"]
@@ -27,6 +27,7 @@ class ActionLayout:
         if rules.shoot != "none":
             self.shoot = len(names)
             names.append("bid shoot")
+        self.auction_size = len(names)  # pass and the bids open the layout
         self.trump_base = -1
         if rules.trump_by == "declare":
             self.trump_base = len(names)

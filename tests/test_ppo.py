@@ -180,7 +180,7 @@ def test_the_update_is_maskable_ppos_loss():
 def test_bid_ent_coef_raises_the_entropy_of_bid_decisions_alone():
     """With no advantage, value loss or common entropy bonus, an update moves the policy only through
     ``bid_ent_coef``: the bid decisions' entropy rises, and without it nothing moves."""
-    from train.ppo import auction_actions
+    from pitch_env.actions import ActionLayout
 
     cfg = small_cfg("variant=auction", "n_epochs=4", "vf_coef=0", "ent_coef=0", "learning_rate=0.03")
     net, _ = learner(cfg)
@@ -192,7 +192,9 @@ def test_bid_ent_coef_raises_the_entropy_of_bid_decisions_alone():
     lock.add_snapshot(pi, "relu")
     batch = advantages(lock.collect(400), cfg.gamma, cfg.gae_lambda)
     batch.advantages.zero_()
-    n_bid = auction_actions(cfg.resolved_rules())
+    n_bid = ActionLayout(cfg.resolved_rules()).auction_size
+    names = ActionLayout(cfg.resolved_rules()).names
+    assert all(n.startswith(("pass", "bid ")) for n in names[:n_bid]) and not names[n_bid].startswith("bid ")
     bids = batch.masks[:, :n_bid].any(1)
     assert 0 < int(bids.sum()) < len(batch)
 

@@ -73,12 +73,6 @@ class PPO:
         return self.n_steps * self.num_envs
 
 
-def auction_actions(rules) -> int:
-    """How many actions open the layout as the auction's: pass, each numeric bid, and shoot."""
-    layout = ActionLayout(rules)
-    return 1 + len(layout.bid_index) + (layout.shoot >= 0)
-
-
 # ---------------------------------------------------------------------- advantages
 @dataclass
 class Batch:
@@ -122,13 +116,13 @@ def advantages(data: Rollout, gamma: float, lam: float) -> Batch:
 def update(net: PolicyValueNet, opt: torch.optim.Optimizer, batch: Batch, ppo: PPO,
            bid_actions: int = 0) -> dict[str, float]:
     """``n_epochs`` passes of minibatch PPO on ``batch``; returns the means TensorBoard shows.
-    ``bid_actions``: the layout's first actions that are the auction's (``auction_actions``); a row
-    whose mask allows one of them is a bid decision, whose entropy weighs ``ppo.bid_ent_coef`` more."""
+    ``bid_actions``: how many actions open the layout as the auction's (``ActionLayout.auction_size``);
+    a row whose mask allows one of them is a bid decision, whose entropy weighs ``ppo.bid_ent_coef`` more."""
     for group in opt.param_groups:
         group["lr"] = ppo.learning_rate
     n, clip = len(batch), ppo.clip_range
     logs: dict[str, list[float]] = {k: [] for k in ("policy_gradient_loss", "value_loss", "entropy_loss", "approx_kl",
-                                                    "clip_fraction", "bid_entropy")}
+                                                    "clip_fraction")}
     for _ in range(ppo.n_epochs):
         order = torch.randperm(n)
         for start in range(0, n, ppo.batch_size):
@@ -144,11 +138,9 @@ def update(net: PolicyValueNet, opt: torch.optim.Optimizer, batch: Batch, ppo: P
             pg = -torch.min(adv * ratio, adv * ratio.clamp(1 - clip, 1 + clip)).mean()
             v_loss = torch.nn.functional.mse_loss(values, batch.returns[mb])
             ent = -entropy.mean()
-            bids = batch.masks[mb][:, :bid_actions].any(1) if bid_actions else None
-            if ppo.bid_ent_coef and bids is not None:  # bid decisions: ent_coef + bid_ent_coef
-                loss = pg - ((ppo.ent_coef + ppo.bid_ent_coef * bids) * entropy).mean() + ppo.vf_coef * v_loss
-            else:
-                loss = pg + ppo.ent_coef * ent + ppo.vf_coef * v_loss
+            bids = batch.masks[mb][:, :bid_actions].any(1)  # empty columns (bid_actions 0): no bid rows
+            ent_weight = ppo.ent_coef + ppo.bid_ent_coef * bids  # bid decisions: ent_coef + bid_ent_coef
+            loss = pg - (ent_weight * entropy).mean() + ppo.vf_coef * v_loss
             opt.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(net.parameters(), ppo.max_grad_norm)
@@ -158,9 +150,9 @@ def update(net: PolicyValueNet, opt: torch.optim.Optimizer, batch: Batch, ppo: P
                                    ("approx_kl", ((ratio - 1) - log_ratio).mean()),
                                    ("clip_fraction", ((ratio - 1).abs() > clip).float().mean())):
                     logs[key].append(value.item())
-                if bids is not None and bids.any():
-                    logs["bid_entropy"].append(entropy[bids].mean().item())
-    out = {k: float(np.mean(v)) if v else float("nan") for k, v in logs.items() if v or k != "bid_entropy"}
+                if bids.any():
+                    logs.setdefault("bid_entropy", []).append(entropy[bids].mean().item())
+    out = {k: float(np.mean(v)) if v else float("nan") for k, v in logs.items()}
     returns = batch.returns.numpy()
     var = float(np.var(returns))
     out["explained_variance"] = float("nan") if var == 0 else 1 - float(np.var(returns - batch.values)) / var
@@ -198,7 +190,7 @@ class Learner:
     def __init__(self, cfg: TrainConfig, run: RunDir, started: float, stop: StopFlag):
         self.cfg, self.run, self.started, self.stop = cfg, run, started, stop
         self.net = PolicyValueNet.for_config(cfg)
-        self.bid_actions = auction_actions(cfg.resolved_rules())
+        self.bid_actions = ActionLayout(cfg.resolved_rules()).auction_size
         self.opt = new_optimizer(self.net, cfg.learning_rate)
         self.steps = self.n_updates = 0
         self.state = {"next_snapshot": cfg.snapshot_every, "next_checkpoint": cfg.checkpoint_every,
