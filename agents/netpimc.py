@@ -96,14 +96,16 @@ class NetRollouts:
 
 @dataclass
 class Decision:
-    """One decision of the search: its action, the network's own choice, and what the network read
-    (``policy_input``'s input, mask and permutation back to real actions)."""
+    """One decision of the search: its action, the network's own choice, what the network read
+    (``policy_input``'s input, mask and permutation back to real actions) and, where it searched, each
+    legal action's mean outcome over the worlds (``values``, by real action; None where it did not)."""
 
     action: int
     network: int
     x: np.ndarray
     mask: np.ndarray
     act_src: np.ndarray | None
+    values: dict[int, float] | None = None
 
 
 class NetSearch:
@@ -121,8 +123,10 @@ class NetSearch:
         x, m, act_src = policy_input(obs, mask, self.policy.transform, hint)
         net = self.policy.act_input(x, m, act_src)
         legal = list(v.legal)
-        action = net if len(legal) == 1 or v.phase not in SEARCHED else self.search(v, legal, net)[0]
-        return Decision(action, net, x, m, act_src)
+        if len(legal) == 1 or v.phase not in SEARCHED:
+            return Decision(net, net, x, m, act_src)
+        action, means = self.search(v, legal, net)
+        return Decision(action, net, x, m, act_src, dict(zip(legal, means.tolist())))
 
     def outcomes(self, v, legal: list[int]) -> np.ndarray:
         """Rollout outcomes, ``[len(legal), worlds]``: every legal action in every sampled world."""

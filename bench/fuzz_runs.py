@@ -45,7 +45,8 @@ def prepare(work: Path) -> None:
     mask = rng.random((ex.PART, actions)) < 0.3
     mask[:, 0] = True
     part = {"x": rng.random((ex.PART, in_size), dtype=np.float32), "mask": mask,
-            "y": np.zeros(ex.PART, np.int64), "overrode": rng.random(ex.PART) < 0.1}
+            "y": np.zeros(ex.PART, np.int64), "overrode": rng.random(ex.PART) < 0.1,
+            "q": np.where(mask, rng.normal(0, 2, mask.shape), 0).astype(np.float32)}
     ex.save_part(run / "gen_1" / "part_0.npz", part)
     pp.save_policy(run / "gen_1" / "policy.safetensors", policy, dict(card, exit={"generation": 1}))
     shutil.copyfile(run / "gen_1" / "policy.safetensors", run / "best.safetensors")
@@ -95,7 +96,7 @@ def _header_bomb(path: Path, shape) -> None:
     head = io.BytesIO()
     np.lib.format.write_array_header_1_0(head, {"descr": "<f4", "fortran_order": False, "shape": shape})
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
-        for key in ("x", "mask", "y", "overrode"):
+        for key in ("x", "mask", "y", "overrode", "q"):
             z.writestr(f"{key}.npy", head.getvalue() + bytes(1 << 16))
 
 
@@ -105,7 +106,7 @@ def _bad_arrays(rng: random.Random, path: Path, keys: tuple[str, ...], n: int, w
     good = dict(np.load(path, allow_pickle=False))
     kind = rng.choice(["strings", "objects", "nan", "wide", "rows", "int_x", "bool_bytes", "y_range", "y_illegal",
                        "extra", "missing", "fortran", "bomb", "bomb_rows", "truncate", "flip", "noise", "empty",
-                       "two_dims_y"])
+                       "two_dims_y", "values"])
     if kind == "strings":
         good[x] = np.array(["a"] * n)
     elif kind == "objects":
@@ -126,6 +127,10 @@ def _bad_arrays(rng: random.Random, path: Path, keys: tuple[str, ...], n: int, w
         good[y] = np.full(n, rng.choice([-1, 10**6]), np.int64)
     elif kind == "y_illegal":
         good[y] = np.argmin(good[m], axis=1).astype(np.int64)  # a masked-out action on every row
+    elif kind == "values":  # a recorded part's action values beyond any hand's outcome (else a NaN input)
+        key = "q" if "q" in good else x
+        good[key] = good[key].copy()
+        good[key][rng.randrange(n), 0] = 1e30 if key == "q" else np.nan
     elif kind == "extra":
         good["z"] = np.zeros(3)
     elif kind == "missing":

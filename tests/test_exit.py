@@ -134,6 +134,35 @@ def test_recorded_decisions_are_what_the_network_reads_and_legal():
     z = np.where(part["mask"], policy.logits(part["x"].copy()), -np.inf).argmax(1)
     assert (z[~part["overrode"]] == part["y"][~part["overrode"]]).all()
     assert (z[part["overrode"]] != part["y"][part["overrode"]]).all()
+    # the action values, where the network sees its actions: an override is the best of them
+    assert (part["q"][~part["mask"]] == 0).all()
+    q = np.where(part["mask"], part["q"], -np.inf)
+    over = part["overrode"]
+    assert over.any() and (q[over].max(1) == q[over, part["y"][over]]).all()
+    assert (q[np.arange(n), part["y"]] >= q[np.arange(n), z]).all()
+
+
+def test_soft_targets_weigh_the_network_by_the_search_values():
+    """target soft: at a high temperature the fit keeps the network's choices; at a low one it moves
+    them to the actions the search valued most, on rows where the values differ."""
+    rules = ex.ExitConfig().resolved_rules()
+    policy, _ = load_policy(SHIPPED["setback"], rules)
+    part = ex.record_part(ex.ExitConfig(worlds=2), SHIPPED["setback"], 160, seed=4)
+    mask = part["mask"]
+    rng = np.random.default_rng(0)
+    q = np.where(mask, rng.normal(0, 4, mask.shape), 0).astype(np.float32)  # values the network does not follow
+    best = np.where(mask, q, -np.inf).argmax(1)
+    choice = lambda p: np.where(mask, p.logits(part["x"].copy()), -np.inf).argmax(1)
+    start = choice(policy)
+    runs = {}
+    for temperature in (1000.0, 0.05):
+        cfg = ex.ExitConfig(target="soft", temperature=temperature, epochs=25, learning_rate=1e-3, batch_size=64,
+                            torch_threads=1)
+        new, stats = ex.fit(policy, part["x"], mask, part["y"], q, cfg, seed=0)
+        runs[temperature] = choice(new)
+    several = mask.sum(1) > 1
+    assert (runs[1000.0] == start)[several].mean() > 0.9
+    assert (runs[0.05] == best)[several].mean() > 0.6 > (start == best)[several].mean() + 0.2
 
 
 def test_switch_z_is_the_teachers_margin():
@@ -152,12 +181,18 @@ def test_parts_round_trip_and_foreign_files_are_refused(tmp_path):
     assert all(np.array_equal(back[k], part[k]) for k in part)
     assert [p.name for p in tmp_path.iterdir()] == ["part_0.npz"]  # no temporary file left
     bad = tmp_path / "bad.npz"
-    np.savez(bad, x=np.array([{"a": 1}], dtype=object), mask=part["mask"], y=part["y"], overrode=part["overrode"])
+    np.savez(bad, **dict(part, x=np.array([{"a": 1}], dtype=object)))
     with pytest.raises(CheckpointError, match="stored as object"):  # never unpickled
         ex.load_part(bad, size, actions, rows=10)
     wrong = dict(part, y=np.full_like(part["y"], actions - 1))  # actions the mask does not allow
     np.savez(bad, **wrong)
     with pytest.raises(CheckpointError, match="does not hold"):
+        ex.load_part(bad, size, actions, rows=10)
+    np.savez(bad, **dict(part, q=np.full_like(part["q"], 1e30)))  # values no hand reaches
+    with pytest.raises(CheckpointError, match="beyond"):
+        ex.load_part(bad, size, actions, rows=10)
+    np.savez(bad, **{k: v for k, v in part.items() if k != "q"})  # a part without the values
+    with pytest.raises(CheckpointError, match="not the arrays"):
         ex.load_part(bad, size, actions, rows=10)
     bad.write_bytes(b"not a zip")
     with pytest.raises(CheckpointError):
@@ -172,7 +207,7 @@ def test_a_fit_moves_the_network_toward_the_search():
     rng = np.random.default_rng(0)
     # labels the network does not give: a random legal action on every row
     y = np.array([rng.choice(np.flatnonzero(m)) for m in part["mask"]])
-    new, stats = ex.fit(policy, part["x"], part["mask"], y, cfg, seed=0)
+    new, stats = ex.fit(policy, part["x"], part["mask"], y, part["q"], cfg, seed=0)
     assert stats["train_accuracy"] > 0.6
     before = (np.where(part["mask"], policy.logits(part["x"].copy()), -np.inf).argmax(1) == y).mean()
     after = (np.where(part["mask"], new.logits(part["x"].copy()), -np.inf).argmax(1) == y).mean()
@@ -279,7 +314,7 @@ def test_a_staged_run_does_in_one_command_what_one_run_per_stage_does(tmp_path):
     a, b = load_file(run / "gen_2" / "policy.safetensors"), load_file(tmp_path / "alone" / "gen_1" / "policy.safetensors")
     assert a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
     part_a, part_b = np.load(run / "gen_2" / "part_0.npz"), np.load(tmp_path / "alone" / "gen_1" / "part_0.npz")
-    assert all(np.array_equal(part_a[k], part_b[k]) for k in ("x", "mask", "y", "overrode"))
+    assert all(np.array_equal(part_a[k], part_b[k]) for k in ("x", "mask", "y", "overrode", "q"))
     from train.model_card import write_exit_card
 
     text = write_exit_card(run, tmp_path / "card", games=2, pimc="pimc:1", pimc_games=0, workers=1, seed=0)
@@ -387,7 +422,7 @@ def test_a_resume_restores_the_kept_best_and_refuses_when_its_weights_are_gone(f
 
 def _strings_part(path):
     np.savez(path, x=np.array(["a"] * 1000), mask=np.ones((1000, 3), bool), y=np.zeros(1000, np.int64),
-             overrode=np.zeros(1000, bool))
+             overrode=np.zeros(1000, bool), q=np.zeros((1000, 3), np.float32))
 
 
 def _fifo(path):
@@ -476,7 +511,8 @@ def test_a_compressed_part_inflating_to_600_mb_is_refused_before_any_allocation(
 
     path = tmp_path / "part_0.npz"
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as z:
-        for key, shape in (("x", (500_000, 300)), ("mask", (1000, 40)), ("y", (1000,)), ("overrode", (1000,))):
+        for key, shape in (("x", (500_000, 300)), ("mask", (1000, 40)), ("y", (1000,)), ("overrode", (1000,)),
+                           ("q", (1000, 40))):
             with z.open(f"{key}.npy", "w", force_zip64=True) as f:
                 np.lib.format.write_array_header_1_0(f, {"descr": "<f4", "fortran_order": False, "shape": shape})
                 size, block = math.prod(shape) * 4, bytes(1 << 24)

@@ -41,6 +41,7 @@ import sys
 import time
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 
@@ -54,6 +55,7 @@ from .runfiles import (Array, ResumeError, check_fields, kind_of, read_json, rea
                        sha256_of)
 
 PART = 1000  # decisions one recording task returns (a stop loses at most this much per worker)
+MAX_VALUE = 1000.0  # a recorded action value (a hand's outcome in points) beyond this is a damaged part
 
 
 @dataclass
@@ -68,6 +70,8 @@ class ExitConfig(GameKeys):
     epochs: int = ranged(4, 1, 1000)  # passes over the fitted decisions
     batch_size: int = ranged(512, 1, 1 << 16)
     learning_rate: float = ranged(3e-4, 1e-8, 1.0)  # Adam, decaying linearly to zero over the fit
+    target: Literal["search", "soft"] = "search"  # search: the search's action; soft: the network's policy reweighted by exp(value / temperature)
+    temperature: float = ranged(1.0, 1e-3, 1e3)  # with target soft: points of a hand's outcome that multiply an action's odds by e
     gate_games: int = ranged(1000, 2, 10**6)  # duplicate-deal games, candidate vs best
     gate_min: float = ranged(0.5, 0.0, 1.0)  # the candidate's win rate must exceed this to become the best
     workers: int = ranged(2, 1, 64)  # recording and gate processes
@@ -158,10 +162,12 @@ def load_exit_config(path, overrides: list[str] = ()) -> ExitConfig:
 # ---------------------------------------------------------------------- recording
 def record_part(cfg: ExitConfig, policy_path: str, n: int, seed: int) -> dict[str, np.ndarray]:
     """Self-play games of the teacher at every seat until ``n`` searched decisions are recorded:
-    the network's input and mask at each, the search's action as the network sees it, and whether the
-    search overrode the network there. The games run on the one game loop (pitch_env/loop.py ``play``):
-    the teacher searches one decision at a time and keeps NetSearch's Decision, so the batched core
-    (train/lockstep.py), which gathers many games' rows into one forward pass, has nothing to batch."""
+    the network's input and mask at each, the search's action as the network sees it, whether the
+    search overrode the network there, and each legal action's mean outcome over the worlds (``q``,
+    where the network sees the actions; 0 at illegal ones). The games run on the one game loop
+    (pitch_env/loop.py ``play``): the teacher searches one decision at a time and keeps NetSearch's
+    Decision, so the batched core (train/lockstep.py), which gathers many games' rows into one forward
+    pass, has nothing to batch."""
     from agents.netpimc import SEARCHED, NetSearch
     from pitch_env.actions import ActionLayout
     from pitch_env.engine import Game
@@ -175,7 +181,7 @@ def record_part(cfg: ExitConfig, policy_path: str, n: int, seed: int) -> dict[st
     search = NetSearch(policy, rules, cfg.worlds, rng, cfg.switch_z)
     live = LiveTable(Observer(rules))
     size = ActionLayout(rules).size
-    xs, ms, ys, over = [], [], [], []
+    xs, ms, ys, over, qs = [], [], [], [], []
 
     def teach(g: Game, seat: int) -> int:
         legal = g.legal_actions()
@@ -190,6 +196,10 @@ def record_part(cfg: ExitConfig, policy_path: str, n: int, seed: int) -> dict[st
             ms.append(np.asarray(d.mask, bool))
             ys.append(shown_action(d.act_src, d.action))
             over.append(d.action != d.network)
+            q = np.zeros(size, np.float32)
+            for a, value in d.values.items():
+                q[shown_action(d.act_src, a)] = value
+            qs.append(q)
         return d.action
 
     while len(ys) < n:
@@ -197,7 +207,8 @@ def record_part(cfg: ExitConfig, policy_path: str, n: int, seed: int) -> dict[st
         live.sync(g)
         # checked moves (not ``trusted``): the search picks from legal actions, and a slip would fail here
         play(g, teach, stop=lambda seat: len(ys) >= n, moved=live.after)
-    return {"x": np.stack(xs), "mask": np.stack(ms), "y": np.asarray(ys, np.int64), "overrode": np.asarray(over)}
+    return {"x": np.stack(xs), "mask": np.stack(ms), "y": np.asarray(ys, np.int64), "overrode": np.asarray(over),
+            "q": np.stack(qs)}
 
 
 def _record_task(args) -> tuple[int, dict]:
@@ -218,9 +229,10 @@ def load_part(path: Path, in_size: int, actions: int, rows: int = PART) -> dict[
     decisions of this run's input and action sizes (read by train/runfiles.py, headers first)."""
     fix = "delete it to record it again"
     arrays = {"x": Array(np.float32, ("n", in_size), finite=True), "mask": Array(bool, ("n", actions)),
-              "y": Array(np.int64, ("n",)), "overrode": Array(bool, ("n",))}
+              "y": Array(np.int64, ("n",)), "overrode": Array(bool, ("n",)),
+              "q": Array(np.float32, ("n", actions), finite=True)}
     try:
-        part = read_npz(path, arrays, (rows, rows), rows * (4 * in_size + actions + 9), "recorded part", fix)
+        part = read_npz(path, arrays, (rows, rows), rows * (4 * in_size + 5 * actions + 9), "recorded part", fix)
     except ConfigError as e:
         raise CheckpointError(str(e)) from None
     n = len(part["y"])
@@ -228,12 +240,20 @@ def load_part(path: Path, in_size: int, actions: int, rows: int = PART) -> dict[
             and bool(part["mask"][np.arange(n), part["y"]].all())):
         raise CheckpointError(f"recorded part {str(path)!r} does not hold this run's decisions (its actions are not "
                               f"among its legal ones); {fix}")
+    if not bool((np.abs(part["q"]) <= MAX_VALUE).all()):
+        raise CheckpointError(f"recorded part {str(path)!r} holds action values beyond ±{MAX_VALUE:g} points, which no "
+                              f"hand's outcome reaches; {fix}")
     return part
 
 
 # ---------------------------------------------------------------------- fitting
-def fit(policy: PolicyMLP, x: np.ndarray, mask: np.ndarray, y: np.ndarray, cfg: ExitConfig, seed: int) -> tuple[PolicyMLP, dict]:
-    """``policy`` fitted by cross-entropy to the search's actions (5% held out to measure it)."""
+def fit(policy: PolicyMLP, x: np.ndarray, mask: np.ndarray, y: np.ndarray, q: np.ndarray, cfg: ExitConfig,
+        seed: int) -> tuple[PolicyMLP, dict]:
+    """``policy`` fitted by cross-entropy to its targets (5% held out to measure its agreement with the
+    search's actions ``y``). With ``target: search`` the target is ``y``; with ``target: soft`` it is the
+    distribution ``policy(a) * exp(q(a) / temperature)`` over the legal actions: the starting network's
+    own policy, each action's odds raised by what the search measured it worth (``q``, a hand's points),
+    so a near-tie moves the network little and a clear difference moves it far."""
     import torch
 
     torch.set_num_threads(cfg.torch_threads)
@@ -257,6 +277,10 @@ def fit(policy: PolicyMLP, x: np.ndarray, mask: np.ndarray, y: np.ndarray, cfg: 
         return layers[-1](h).masked_fill(~mb, -1e9)
 
     X, M, Y = torch.from_numpy(x), torch.from_numpy(mask), torch.from_numpy(y)
+    if cfg.target == "soft":
+        with torch.no_grad():
+            prior = torch.log_softmax(logits(X, M), 1)
+            T = torch.softmax((prior + torch.from_numpy(q) / cfg.temperature).masked_fill(~M, -1e9), 1)
 
     def accuracy(idx) -> float:
         with torch.no_grad():
@@ -272,7 +296,11 @@ def fit(policy: PolicyMLP, x: np.ndarray, mask: np.ndarray, y: np.ndarray, cfg: 
         loss_sum = 0.0
         for start in range(0, len(perm), cfg.batch_size):
             idx = torch.from_numpy(perm[start:start + cfg.batch_size])
-            loss = torch.nn.functional.cross_entropy(logits(X[idx], M[idx]), Y[idx])
+            out = logits(X[idx], M[idx])
+            if cfg.target == "soft":
+                loss = -(T[idx] * torch.log_softmax(out, 1)).sum(1).mean()
+            else:
+                loss = torch.nn.functional.cross_entropy(out, Y[idx])
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -298,8 +326,9 @@ def _fit_task(cfg_dict: dict, best_path: str, part_paths: list[str], current: in
     x = np.concatenate([d["x"] for d in parts])
     mask = np.concatenate([d["mask"] for d in parts])
     y = np.concatenate([d["y"] for d in parts])
+    q = np.concatenate([d["q"] for d in parts])
     del parts
-    cand, stats = fit(best, x, mask, y, cfg, seed)
+    cand, stats = fit(best, x, mask, y, q, cfg, seed)
     cand.transform = None  # rebuilt from the card by whoever loads it; not sent back through the pipe
     return cand, dict(stats, fitted=int(len(y)), decisions=int(len(here)), overrode=float(here.mean()))
 
