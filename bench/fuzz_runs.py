@@ -106,7 +106,7 @@ def _bad_arrays(rng: random.Random, path: Path, keys: tuple[str, ...], n: int, w
     good = dict(np.load(path, allow_pickle=False))
     kind = rng.choice(["strings", "objects", "nan", "wide", "rows", "int_x", "bool_bytes", "y_range", "y_illegal",
                        "extra", "missing", "fortran", "bomb", "bomb_rows", "truncate", "flip", "noise", "empty",
-                       "two_dims_y", "values"])
+                       "two_dims_y"] + (["values"] if "q" in good else []))
     if kind == "strings":
         good[x] = np.array(["a"] * n)
     elif kind == "objects":
@@ -127,10 +127,9 @@ def _bad_arrays(rng: random.Random, path: Path, keys: tuple[str, ...], n: int, w
         good[y] = np.full(n, rng.choice([-1, 10**6]), np.int64)
     elif kind == "y_illegal":
         good[y] = np.argmin(good[m], axis=1).astype(np.int64)  # a masked-out action on every row
-    elif kind == "values":  # a recorded part's action values beyond any hand's outcome (else a NaN input)
-        key = "q" if "q" in good else x
-        good[key] = good[key].copy()
-        good[key][rng.randrange(n), 0] = 1e30 if key == "q" else np.nan
+    elif kind == "values":  # a recorded part's action value beyond any hand's outcome
+        good["q"] = good["q"].copy()
+        good["q"][rng.randrange(n), 0] = 1e30
     elif kind == "extra":
         good["z"] = np.zeros(3)
     elif kind == "missing":

@@ -192,8 +192,8 @@ def test_bid_ent_coef_raises_the_entropy_of_bid_decisions_alone():
     lock.add_snapshot(pi, "relu")
     batch = advantages(lock.collect(400), cfg.gamma, cfg.gae_lambda)
     batch.advantages.zero_()
-    n_bid = ActionLayout(cfg.resolved_rules()).auction_size
-    names = ActionLayout(cfg.resolved_rules()).names
+    layout = ActionLayout(cfg.resolved_rules())
+    n_bid, names = layout.auction_size, layout.names
     assert all(n.startswith(("pass", "bid ")) for n in names[:n_bid]) and not names[n_bid].startswith("bid ")
     bids = batch.masks[:, :n_bid].any(1)
     assert 0 < int(bids.sum()) < len(batch)

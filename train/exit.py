@@ -277,10 +277,10 @@ def fit(policy: PolicyMLP, x: np.ndarray, mask: np.ndarray, y: np.ndarray, q: np
         return layers[-1](h).masked_fill(~mb, -1e9)
 
     X, M, Y = torch.from_numpy(x), torch.from_numpy(mask), torch.from_numpy(y)
+    target = Y  # cross_entropy takes a class per row or a distribution per row
     if cfg.target == "soft":
-        with torch.no_grad():
-            prior = torch.log_softmax(logits(X, M), 1)
-            T = torch.softmax((prior + torch.from_numpy(q) / cfg.temperature).masked_fill(~M, -1e9), 1)
+        with torch.no_grad():  # illegal actions keep the masked logits' zero probability
+            target = torch.softmax(torch.log_softmax(logits(X, M), 1) + torch.from_numpy(q) / cfg.temperature, 1)
 
     def accuracy(idx) -> float:
         with torch.no_grad():
@@ -296,11 +296,7 @@ def fit(policy: PolicyMLP, x: np.ndarray, mask: np.ndarray, y: np.ndarray, q: np
         loss_sum = 0.0
         for start in range(0, len(perm), cfg.batch_size):
             idx = torch.from_numpy(perm[start:start + cfg.batch_size])
-            out = logits(X[idx], M[idx])
-            if cfg.target == "soft":
-                loss = -(T[idx] * torch.log_softmax(out, 1)).sum(1).mean()
-            else:
-                loss = torch.nn.functional.cross_entropy(out, Y[idx])
+            loss = torch.nn.functional.cross_entropy(logits(X[idx], M[idx]), target[idx])
             opt.zero_grad()
             loss.backward()
             opt.step()
