@@ -76,10 +76,13 @@ def render_card(name: str, variant: str, rules, card: dict, title: str, lineage:
              "## Recipe", "", "```", *recipe, "```", "",
              "## Compute", "", *(f"- {c}" for c in compute),
              f"- the strength table: {eval_s / 60:.1f} min", "",
-             "## Strength", "",
-             f"Duplicate deals, every deal played with the seats swapped; 95% Wilson intervals. {_seating(rules)} "
-             "Truncated games count as not won.", "", table(rows), "",
-             f"Each row is {reproduce}.", ""]
+             "## Strength", ""]
+    if rows:
+        lines += [f"Duplicate deals, every deal played with the seats swapped; 95% Wilson intervals. {_seating(rules)} "
+                  "Truncated games count as not won.", "", table(rows), "", f"Each row is {reproduce}.", ""]
+    else:
+        lines += [f"Not measured: `pitch tournament --variant {variant} --agents checkpoint:{name},heuristic --games 2000 "
+                  f"--seed {seed}` measures it.", ""]
     if extra:
         lines += [extra.strip(), ""]
     if config_block:

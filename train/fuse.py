@@ -1,0 +1,163 @@
+"""``pitch fuse``: several trained policies of one game as one agent (their product of experts,
+pitch_policy/fuse.py), written as a checkpoint folder with its model card.
+
+    pitch fuse setback_oracle setback --out checkpoints/setback_fused --games 2000 --pimc-games 1000
+
+Two networks trained differently (PPO from nothing, expert iteration from a distilled search) often
+err on different decisions; the fused one moves where their log-probabilities agree most. The card's
+table measures whether that beats each member (``--against`` adds head-to-head rows).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from pitch_env.files import atomic_write
+from pitch_policy import WEIGHTS_FILE, CheckpointError, load_policy, read_policy, save_policy
+from pitch_policy.fuse import fuse
+
+DESCRIPTION = __doc__.split("\n\n", 1)[0].replace("\n", " ") + (
+    " POLICY is a shipped agent's name (setback_oracle), a .safetensors file, or a checkpoint or run "
+    "folder. The fused network's logits are the weighted sum of the members' (so its moves follow the sum "
+    "of their log-probabilities); it reads the heuristic's hint when any member does.")
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("fuse", help="several trained policies of one game as one agent (product of experts)",
+                              description=DESCRIPTION, formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("policies", nargs="+", metavar="POLICY", help="two or more policies of the same game")
+    p.add_argument("--out", required=True, help="checkpoint folder to write (policy.safetensors and README.md)")
+    p.add_argument("--weights", default="", help="comma-separated weights, one per policy (default: 1 each)")
+    p.add_argument("--force", action="store_true", help="replace a policy already in --out")
+    p.add_argument("--games", type=int, default=2000, help="the card's games against random and heuristic (0: none)")
+    p.add_argument("--pimc", default="pimc:12", help="the card's search opponent")
+    p.add_argument("--pimc-games", type=int, default=0, help="the card's games against --pimc (0: none; it is slow)")
+    p.add_argument("--against", action="extend", nargs="+", default=[], metavar="SPEC",
+                   help="more opponents for the card's table, played --games games each (e.g. checkpoint:setback)")
+    p.add_argument("--seed", type=int, default=2024, help="the card's tournament seed")
+    p.add_argument("--workers", type=int, default=2, help="processes for the card's games")
+    p.set_defaults(func=cmd_fuse)
+
+
+def cmd_fuse(args) -> int:
+    from agents.workers import check_workers
+
+    try:
+        weights = _weights(args.weights, len(args.policies))
+        if args.games < 0 or args.pimc_games < 0:
+            raise CheckpointError("--games and --pimc-games count games: give 0 or more")
+        if args.workers < 1:
+            raise CheckpointError(f"--workers {args.workers}: use 1 or more processes")
+        check_workers(args.workers, "--workers")
+        out = Path(args.out)
+        if out.exists() and not out.is_dir():
+            raise CheckpointError(f"--out {args.out!r} is a file: give a folder for the checkpoint")
+        if (out / WEIGHTS_FILE).exists() and not args.force:
+            raise CheckpointError(f"{out / WEIGHTS_FILE} exists: give another --out, or --force to replace it")
+        text = write_fused(args.policies, weights, out, args.games, args.pimc, args.pimc_games, args.against,
+                           args.seed, args.workers)
+    except (CheckpointError, ValueError, OSError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(text)
+    return 0
+
+
+def _weights(text: str, n: int) -> list[float] | None:
+    if not text.strip():
+        return None
+    try:
+        weights = [float(w) for w in text.split(",")]
+    except ValueError:
+        raise CheckpointError(f"--weights {text!r}: give {n} comma-separated numbers, e.g. "
+                              f"{','.join(['1'] * n)}") from None
+    return weights
+
+
+def write_fused(policies: list[str], weights: list[float] | None, out: Path, games: int, pimc: str,
+                pimc_games: int, against: list[str], seed: int, workers: int) -> str:
+    """Fuse ``policies`` into ``out``/policy.safetensors, measure it and write ``out``/README.md; the card's text."""
+    import pitch_env
+    from agents.checkpoint import resolve_policy_path
+
+    t0 = time.perf_counter()
+    members = []
+    for spec in policies:
+        name = spec.removeprefix("checkpoint:")
+        policy, card = read_policy(resolve_policy_path(name))
+        members.append((policy, card, name))
+    fused, card = fuse(members, weights)
+    rules = pitch_env.rules(card["variant"], **{k: v for k, v in card["rules"].items() if k != "variant"})
+    out.mkdir(parents=True, exist_ok=True)
+    save_policy(out / WEIGHTS_FILE, fused, card)
+    load_policy(out / WEIGHTS_FILE, rules)  # read back through the loader every agent uses
+    fuse_s = time.perf_counter() - t0
+    text = _card(out, rules, members, card, games, pimc, pimc_games, against, seed, workers, fuse_s)
+    atomic_write(out / "README.md", lambda tmp: Path(tmp).write_text(text))
+    return text
+
+
+def _card(out: Path, rules, members, card: dict, games: int, pimc: str, pimc_games: int, against: list[str],
+          seed: int, workers: int, fuse_s: float) -> str:
+    from .evaluate import compare
+    from .model_card import _origin, render_card
+
+    t0 = time.perf_counter()
+    rows = compare(out, rules, ["random", "heuristic", *against], games, seed=seed, workers=workers) if games else []
+    if pimc_games:
+        rows += compare(out, rules, [pimc], pimc_games, seed=seed, workers=workers)
+    eval_s = time.perf_counter() - t0
+    folders = [_folder(m[2]) for m in members]
+    parts = [(_origin(str(f)) if f else f"`{m['policy']}`") + ("" if m["weight"] == 1 else f", weight {m['weight']:g}")
+             for f, m in zip(folders, card["config"]["fused"])]
+    lineage = (f"the product of experts of {', '.join(parts[:-1])} and {parts[-1]}: one network whose logits are "
+               "the weighted sum of theirs (pitch_policy/fuse.py), their hidden layers side by side. Its move is "
+               "the legal action whose weighted sum of the members' log-probabilities is highest.")
+    weights = ",".join(f"{m['weight']:g}" for m in card["config"]["fused"])
+    fuse_line = " ".join(["pitch fuse", *(m[2] for m in members), "--out", str(out),
+                          *(["--weights", weights] if any(m["weight"] != 1 for m in card["config"]["fused"]) else [])])
+    recipe = [line for f in folders for line in _recipe_lines(f)] + [fuse_line]  # the members' recipes first
+    compute = [f"fusing: {'under a second' if fuse_s < 1 else f'{fuse_s:.0f} s'}; no training of its own. The members' training, as their cards give it: "
+               + "; ".join(f"`{m[2]}`: {_member_compute(m[2])}" for m in members)]
+    facts = [f"{len(members)} members, {card['training_steps']:,} training steps between them; one forward pass "
+             "of the fused network per decision"]
+    text = render_card(out.name, rules.variant, rules, card,
+                       f"a `{rules.variant}` agent fused from {len(members)} trained networks",
+                       lineage, recipe, compute, facts, rows, games, pimc, pimc_games, seed, eval_s)
+    return text
+
+
+def _folder(name: str) -> Path | None:
+    """The folder of a member that has a model card beside its policy (a shipped agent, a checkpoint folder)."""
+    from agents.checkpoint import resolve_policy_path
+
+    try:
+        folder = resolve_policy_path(name).parent
+        return folder if (folder / "README.md").is_file() else None
+    except (OSError, CheckpointError):
+        return None
+
+
+def _card_lines(folder: Path | None, section: str) -> list[str]:
+    """The lines of one section of a member's model card (none without a card)."""
+    try:
+        text = (folder / "README.md").read_text() if folder else ""
+    except OSError:
+        return []
+    if f"## {section}" not in text:
+        return []
+    return text.split(f"## {section}", 1)[1].split("\n## ", 1)[0].strip().splitlines()
+
+
+def _recipe_lines(folder: Path | None) -> list[str]:
+    """The commands of a member's recipe, as its card gives them."""
+    return [x for x in _card_lines(folder, "Recipe") if x.strip() and not x.startswith("```")]
+
+
+def _member_compute(name: str) -> str:
+    """The training line of a member's model card, when it has one."""
+    line = next((x[2:] for x in _card_lines(_folder(name), "Compute") if x.startswith("- training: ")), "")
+    return line.removeprefix("training: ") or "not on its card"
