@@ -110,12 +110,15 @@ def test_policies_that_do_not_see_the_game_alike_are_refused_in_one_line(tmp_pat
     (["--weights", "1,nan"], "positive finite"),
     (["--games", "-1"], "0 or more"),
     (["--workers", "0"], "workers"),
+    (["--games", "2", "--against", "pimc:x"], "whole numbers of worlds"),
+    (["--pimc-games", "2", "--pimc", "nobody"], "unknown agent spec"),
 ])
 def test_bad_options_are_one_line_errors(tmp_path, capsys, args, match):
     a, b = member(tmp_path / "a.safetensors", 1), member(tmp_path / "b.safetensors", 2)
     assert pitch(["fuse", str(a), str(b), "--out", str(tmp_path / "f"), "--games", "0", *args]) == 2
     err = capsys.readouterr().err
     assert match in err and err.count("\n") == 1
+    assert not (tmp_path / "f").exists()
 
 
 def test_one_policy_or_a_damaged_one_is_refused(tmp_path, capsys):

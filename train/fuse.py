@@ -91,6 +91,10 @@ def write_fused(policies: list[str], weights: list[float] | None, out: Path, gam
         members.append((policy, card, name))
     fused, card = fuse(members, weights)
     rules = pitch_env.rules(card["variant"], **{k: v for k, v in card["rules"].items() if k != "variant"})
+    import agents
+
+    for spec in [*against, *([pimc] if pimc_games else [])]:  # a bad opponent fails before anything is written
+        agents.make(spec, rules)
     out.mkdir(parents=True, exist_ok=True)
     save_policy(out / WEIGHTS_FILE, fused, card)
     load_policy(out / WEIGHTS_FILE, rules)  # read back through the loader every agent uses
@@ -103,7 +107,7 @@ def write_fused(policies: list[str], weights: list[float] | None, out: Path, gam
 def _card(out: Path, rules, members, card: dict, games: int, pimc: str, pimc_games: int, against: list[str],
           seed: int, workers: int, fuse_s: float) -> str:
     from .evaluate import compare
-    from .model_card import _origin, render_card
+    from .model_card import agent_origin, render_card
 
     t0 = time.perf_counter()
     rows = compare(out, rules, ["random", "heuristic", *against], games, seed=seed, workers=workers) if games else []
@@ -111,7 +115,7 @@ def _card(out: Path, rules, members, card: dict, games: int, pimc: str, pimc_gam
         rows += compare(out, rules, [pimc], pimc_games, seed=seed, workers=workers)
     eval_s = time.perf_counter() - t0
     folders = [_folder(m[2]) for m in members]
-    parts = [(_origin(str(f)) if f else f"`{m['policy']}`") + ("" if m["weight"] == 1 else f", weight {m['weight']:g}")
+    parts = [(agent_origin(str(f)) if f else f"`{m['policy']}`") + ("" if m["weight"] == 1 else f", weight {m['weight']:g}")
              for f, m in zip(folders, card["config"]["fused"])]
     lineage = (f"the product of experts of {', '.join(parts[:-1])} and {parts[-1]}: one network whose logits are "
                "the weighted sum of theirs (pitch_policy/fuse.py), their hidden layers side by side. Its move is "

@@ -90,7 +90,7 @@ def render_card(name: str, variant: str, rules, card: dict, title: str, lineage:
     return "\n".join(lines)
 
 
-def _origin(start: str) -> str:
+def agent_origin(start: str) -> str:
     """The start of an expert-iteration run as its lineage names it: its name, and the config that made
     it when its card's recipe says (checkpoints/setback_base -> `setback_base` (configs/setback.yaml))."""
     folder = Path(start) if Path(start).is_dir() else Path(start).parent
@@ -188,7 +188,7 @@ def write_exit_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: in
                                                           else f" (generation {s.first})") for s in stages(cfg))
     steps = " + ".join(f"{s.last - s.first + 1} generation{'s' if s.last > s.first else ''} `pimcnet:{s.worlds}`"
                        for s in stages(cfg))
-    lineage = f"{_origin(cfg.start)} → {steps} ({config}); {kept} of {len(rows_g)} generations kept"
+    lineage = f"{agent_origin(cfg.start)} → {steps} ({config}); {kept} of {len(rows_g)} generations kept"
     facts = [f"one forward pass per decision; its teacher, each generation, was {teachers} (PIMC whose rollouts "
              "and default choices are the best network so far, agents/netpimc.py) in self-play"]
     compute = [f"training: {wall / 60:.1f} min of wall time for the {len(rows_g)} generations (recording, fits "
@@ -203,7 +203,7 @@ it becomes the best only above {100 * cfg.gate_min:.0f}%.
 {chr(10) + note + chr(10) if note else ""}"""
     shown = {k: v for k, v in saved.items() if k not in ("run_name", "runs_dir")}
     text = render_card(dest.name, cfg.variant, rules, card,
-                       f"a `{cfg.variant}` agent grown by expert iteration from `{_origin(cfg.start).split('`')[1]}`",
+                       f"a `{cfg.variant}` agent grown by expert iteration from `{agent_origin(cfg.start).split('`')[1]}`",
                        lineage, [f"pitch exit --config {config}"], compute, facts, rows, games, pimc, pimc_games,
                        seed, eval_s, extra, ("json", json.dumps(shown, indent=1)))
     atomic_write(dest / "README.md", lambda tmp: Path(tmp).write_text(text))
