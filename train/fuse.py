@@ -19,7 +19,8 @@ from pitch_env.files import atomic_write
 from pitch_policy import WEIGHTS_FILE, CheckpointError, load_policy, read_policy, save_policy
 from pitch_policy.fuse import fuse
 
-DESCRIPTION = __doc__.split("\n\n", 1)[0].replace("\n", " ") + (
+DESCRIPTION = ("Several trained policies of one game as one agent (their product of experts, pitch_policy/fuse.py), "
+               "written as a checkpoint folder with its model card." + 
     " POLICY is a shipped agent's name (setback_oracle), a .safetensors file, or a checkpoint or run "
     "folder. The fused network's logits are the weighted sum of the members' (so its moves follow the sum "
     "of their log-probabilities); it reads the heuristic's hint when any member does.")
@@ -30,7 +31,7 @@ def register(subparsers) -> None:
                               description=DESCRIPTION, formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("policies", nargs="+", metavar="POLICY", help="two or more policies of the same game")
     p.add_argument("--out", required=True, help="checkpoint folder to write (policy.safetensors and README.md)")
-    p.add_argument("--weights", default="", help="comma-separated weights, one per policy (default: 1 each)")
+    p.add_argument("--weights", default=None, help="comma-separated weights, one per policy (none: 1 each)")
     p.add_argument("--force", action="store_true", help="replace a policy already in --out")
     p.add_argument("--games", type=int, default=2000, help="the card's games against random and heuristic (0: none)")
     p.add_argument("--pimc", default="pimc:12", help="the card's search opponent")
@@ -66,8 +67,8 @@ def cmd_fuse(args) -> int:
     return 0
 
 
-def _weights(text: str, n: int) -> list[float] | None:
-    if not text.strip():
+def _weights(text: str | None, n: int) -> list[float] | None:
+    if text is None or not text.strip():
         return None
     try:
         weights = [float(w) for w in text.split(",")]
