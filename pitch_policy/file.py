@@ -115,7 +115,8 @@ _repr = reprlib.Repr()  # bounded: a crafted card may hold huge or deeply nested
 _repr.maxlevel, _repr.maxlist, _repr.maxdict, _repr.maxstring, _repr.maxother = 2, 6, 4, 40, 40
 
 
-def _short(value) -> str:
+def brief(value) -> str:
+    """``repr(value)``, bounded: what an error may quote of a crafted card."""
     return _repr.repr(value)
 
 
@@ -127,7 +128,7 @@ def _known_hint(obs: dict, where: str) -> str:
     """The card's observation hint ("none" when absent), one this version knows; CheckpointError otherwise."""
     hint = obs.get("hint", "none")
     if hint not in HINTS:
-        raise CheckpointError(f"{where} reads a {_short(hint)} hint, which this version does not know (known: "
+        raise CheckpointError(f"{where} reads a {brief(hint)} hint, which this version does not know (known: "
                               f"{', '.join(HINTS)})")
     return hint
 
@@ -138,7 +139,7 @@ def check_card(card: dict, where: str) -> None:
         if not isinstance(obj, dict) or key not in obj:
             raise CheckpointError(f"{where}: its card lacks {at}{key}; {_FIX}")
         if not ok(obj[key]):
-            raise CheckpointError(f"{where}: its card's {at}{key} is {_short(obj[key])}, expected {what}; {_FIX}")
+            raise CheckpointError(f"{where}: its card's {at}{key} is {brief(obj[key])}, expected {what}; {_FIX}")
         return obj[key]
 
     def section(key):
@@ -148,7 +149,7 @@ def check_card(card: dict, where: str) -> None:
     rules = section("rules")
     for key, value in rules.items():
         if not (value is None or isinstance(value, (str, int, float))):
-            raise CheckpointError(f"{where}: its card's rules.{_short(key)} is {_short(value)}, expected one value; "
+            raise CheckpointError(f"{where}: its card's rules.{brief(key)} is {brief(value)}, expected one value; "
                                   f"{_FIX}")
     need(rules, "num_players", _is_int, "an integer", "rules.")
     obs = section("observation")
@@ -156,7 +157,7 @@ def check_card(card: dict, where: str) -> None:
     need(obs, "size", lambda v: _is_int(v) and v > 0, "a positive integer", "observation.")
     transform = obs.get("transform")
     if transform not in TRANSFORMS:
-        raise CheckpointError(f"{where} uses observation transform {_short(transform)}, which this version does not "
+        raise CheckpointError(f"{where} uses observation transform {brief(transform)}, which this version does not "
                               f"know (known: plain, {CANONICAL})")
     hint = _known_hint(obs, where)
     actions = need(section("actions"), "size", lambda v: _is_int(v) and v > 0, "a positive integer", "actions.")
@@ -167,7 +168,7 @@ def check_card(card: dict, where: str) -> None:
          "network.")
     need(card, "training_steps", lambda v: _is_int(v) and v >= 0, "a count of steps", "")
     if not isinstance(card.get("config", {}), dict):
-        raise CheckpointError(f"{where}: its card's config is {_short(card['config'])}, expected an object; {_FIX}")
+        raise CheckpointError(f"{where}: its card's config is {brief(card['config'])}, expected an object; {_FIX}")
     inputs = obs["size"] + hint_size(hint, actions)
     if shape[0] != inputs or shape[-1] != actions:
         raise CheckpointError(f"{where}: its network shape {shape} does not fit its own card (observation "
@@ -185,7 +186,7 @@ def check_tensors(tensors: dict, shape: list[int], where: str) -> list[tuple[np.
                               f"{_FIX}")
     extra = sorted(set(tensors) - set(names))
     if extra:
-        raise CheckpointError(f"{where} holds tensor {_short(extra[0])}, which a {shape} network does not have; {_FIX}")
+        raise CheckpointError(f"{where} holds tensor {brief(extra[0])}, which a {shape} network does not have; {_FIX}")
     layers = []
     for i in range(len(shape) - 1):
         w, b = tensors[f"layer{i}.weight"], tensors[f"layer{i}.bias"]

@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from .file import CheckpointError
+from .file import CheckpointError, brief
 from .inputs import hint_size
 from .network import PolicyMLP
 
@@ -48,9 +48,14 @@ def fuse(members: list[tuple[PolicyMLP, dict, str]], weights: list[float] | None
     first_card, first_name = members[0][1], members[0][2]
     for what, key in _SAME:
         for _, card, name in members[1:]:
-            if key(card) != key(first_card):
+            mine, theirs = key(card), key(first_card)
+            if mine != theirs:
+                shown = brief(mine), brief(theirs)
+                if what == "rules":  # the first option that differs, not two whole rule sets
+                    k = min(k for k in {*mine, *theirs} if mine.get(k) != theirs.get(k))
+                    shown = f"{k}={brief(mine.get(k))}", f"{k}={brief(theirs.get(k))}"
                 raise CheckpointError(f"cannot fuse {name} with {first_name}: their {what} differs "
-                                      f"({_short(key(card))} against {_short(key(first_card))}); fuse policies "
+                                      f"({shown[0]} against {shown[1]}); fuse policies "
                                       "trained for the same game, layouts and network depth")
     n_obs, n_act = first_card["observation"]["size"], first_card["actions"]["size"]
     hinted = any(card["observation"].get("hint", "none") != "none" for _, card, _ in members)
@@ -86,8 +91,3 @@ def fuse(members: list[tuple[PolicyMLP, dict, str]], weights: list[float] | None
                                  "training_steps": int(c["training_steps"])}
                                 for k, (_, c, name) in zip(weights, members)]}
     return fused, card
-
-
-def _short(value) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."

@@ -91,7 +91,7 @@ def test_pitch_fuse_writes_a_checkpoint_with_its_card_that_plays(tmp_path, capsy
     (dict(variant="auction"), "variant differs"),
     (dict(hidden=(24,)), "depth"),
     (dict(activation="tanh"), "activation differs"),
-    (dict(target_score=21), "rules differs"),
+    (dict(target_score=21), r"rules differs \(target_score=21 against target_score=11\)"),
 ])
 def test_policies_that_do_not_see_the_game_alike_are_refused_in_one_line(tmp_path, capsys, other, match):
     a, b = member(tmp_path / "a.safetensors", 1), member(tmp_path / "b.safetensors", 2, **other)

@@ -20,10 +20,10 @@ from pitch_policy import WEIGHTS_FILE, CheckpointError, load_policy, read_policy
 from pitch_policy.fuse import fuse
 
 DESCRIPTION = ("Several trained policies of one game as one agent (their product of experts, pitch_policy/fuse.py), "
-               "written as a checkpoint folder with its model card." + 
-    " POLICY is a shipped agent's name (setback_oracle), a .safetensors file, or a checkpoint or run "
-    "folder. The fused network's logits are the weighted sum of the members' (so its moves follow the sum "
-    "of their log-probabilities); it reads the heuristic's hint when any member does.")
+               "written as a checkpoint folder with its model card. POLICY is a shipped agent's name "
+               "(setback_oracle), a .safetensors file, or a checkpoint or run folder. The fused network's logits "
+               "are the weighted sum of the members' (so its moves follow the sum of their log-probabilities); it "
+               "reads the heuristic's hint when any member does.")
 
 
 def register(subparsers) -> None:
@@ -81,88 +81,61 @@ def _weights(text: str | None, n: int) -> list[float] | None:
 def write_fused(policies: list[str], weights: list[float] | None, out: Path, games: int, pimc: str,
                 pimc_games: int, against: list[str], seed: int, workers: int) -> str:
     """Fuse ``policies`` into ``out``/policy.safetensors, measure it and write ``out``/README.md; the card's text."""
+    import agents
     import pitch_env
     from agents.checkpoint import resolve_policy_path
 
     t0 = time.perf_counter()
-    members = []
+    members, folders = [], []  # folders: where a member's model card is, None without one
     for spec in policies:
         name = spec.removeprefix("checkpoint:")
-        policy, card = read_policy(resolve_policy_path(name))
+        path = resolve_policy_path(name)
+        policy, card = read_policy(path)
         members.append((policy, card, name))
+        folders.append(path.parent if (path.parent / "README.md").is_file() else None)
     fused, card = fuse(members, weights)
     rules = pitch_env.rules(card["variant"], **{k: v for k, v in card["rules"].items() if k != "variant"})
-    import agents
-
     for spec in [*against, *([pimc] if pimc_games else [])]:  # a bad opponent fails before anything is written
         agents.make(spec, rules)
     out.mkdir(parents=True, exist_ok=True)
     save_policy(out / WEIGHTS_FILE, fused, card)
     load_policy(out / WEIGHTS_FILE, rules)  # read back through the loader every agent uses
     fuse_s = time.perf_counter() - t0
-    text = _card(out, rules, members, card, games, pimc, pimc_games, against, seed, workers, fuse_s)
+    text = _card(out, rules, members, folders, card, games, pimc, pimc_games, against, seed, workers, fuse_s)
     atomic_write(out / "README.md", lambda tmp: Path(tmp).write_text(text))
     return text
 
 
-def _card(out: Path, rules, members, card: dict, games: int, pimc: str, pimc_games: int, against: list[str],
-          seed: int, workers: int, fuse_s: float) -> str:
+def _card(out: Path, rules, members, folders: list[Path | None], card: dict, games: int, pimc: str,
+          pimc_games: int, against: list[str], seed: int, workers: int, fuse_s: float) -> str:
     from .evaluate import compare
-    from .model_card import agent_origin, render_card
+    from .model_card import agent_origin, card_section, render_card
 
     t0 = time.perf_counter()
     rows = compare(out, rules, ["random", "heuristic", *against], games, seed=seed, workers=workers) if games else []
     if pimc_games:
         rows += compare(out, rules, [pimc], pimc_games, seed=seed, workers=workers)
     eval_s = time.perf_counter() - t0
-    folders = [_folder(m[2]) for m in members]
-    parts = [(agent_origin(str(f)) if f else f"`{m['policy']}`") + ("" if m["weight"] == 1 else f", weight {m['weight']:g}")
-             for f, m in zip(folders, card["config"]["fused"])]
+    fused = card["config"]["fused"]
+    parts = [(agent_origin(str(f)) if f else f"`{m['policy']}`")
+             + ("" if m["weight"] == 1 else f", weight {m['weight']:g}") for f, m in zip(folders, fused)]
     lineage = (f"the product of experts of {', '.join(parts[:-1])} and {parts[-1]}: one network whose logits are "
                "the weighted sum of theirs (pitch_policy/fuse.py), their hidden layers side by side. Its move is "
                "the legal action whose weighted sum of the members' log-probabilities is highest.")
-    weights = ",".join(f"{m['weight']:g}" for m in card["config"]["fused"])
+    weights = ",".join(f"{m['weight']:g}" for m in fused)
     fuse_line = " ".join(["pitch fuse", *(m[2] for m in members), "--out", str(out),
-                          *(["--weights", weights] if any(m["weight"] != 1 for m in card["config"]["fused"]) else [])])
-    recipe = [line for f in folders for line in _recipe_lines(f)] + [fuse_line]  # the members' recipes first
-    compute = [f"fusing: {'under a second' if fuse_s < 1 else f'{fuse_s:.0f} s'}; no training of its own. The members' training, as their cards give it: "
-               + "; ".join(f"`{m[2]}`: {_member_compute(m[2])}" for m in members)]
+                          *(["--weights", weights] if any(m["weight"] != 1 for m in fused) else [])])
+    sections = [(card_section(f, "Recipe"), card_section(f, "Compute")) if f else ("", "") for f in folders]
+    recipe = [line for r, _ in sections for line in r.splitlines() if line.strip() and not line.startswith("```")]
+    recipe.append(fuse_line)  # the members' recipes first
+    trained = [next((x.removeprefix("- training: ") for x in c.splitlines() if x.startswith("- training: ")),
+                    "not on its card") for _, c in sections]
+    compute = [f"fusing: {'under a second' if fuse_s < 1 else f'{fuse_s:.0f} s'}; no training of its own. The "
+               "members' training, as their cards give it: "
+               + "; ".join(f"`{m[2]}`: {t}" for m, t in zip(members, trained))]
     facts = [f"{len(members)} members, {card['training_steps']:,} training steps between them; one forward pass "
              "of the fused network per decision"]
-    text = render_card(out.name, rules.variant, rules, card,
+    return render_card(out.name, rules.variant, rules, card,
                        f"a `{rules.variant}` agent fused from {len(members)} trained networks",
                        lineage, recipe, compute, facts, rows, games, pimc, pimc_games, seed, eval_s)
-    return text
 
-
-def _folder(name: str) -> Path | None:
-    """The folder of a member that has a model card beside its policy (a shipped agent, a checkpoint folder)."""
-    from agents.checkpoint import resolve_policy_path
-
-    try:
-        folder = resolve_policy_path(name).parent
-        return folder if (folder / "README.md").is_file() else None
-    except (OSError, CheckpointError):
-        return None
-
-
-def _card_lines(folder: Path | None, section: str) -> list[str]:
-    """The lines of one section of a member's model card (none without a card)."""
-    try:
-        text = (folder / "README.md").read_text() if folder else ""
-    except OSError:
-        return []
-    if f"## {section}" not in text:
-        return []
-    return text.split(f"## {section}", 1)[1].split("\n## ", 1)[0].strip().splitlines()
-
-
-def _recipe_lines(folder: Path | None) -> list[str]:
-    """The commands of a member's recipe, as its card gives them."""
-    return [x for x in _card_lines(folder, "Recipe") if x.strip() and not x.startswith("```")]
-
-
-def _member_compute(name: str) -> str:
-    """The training line of a member's model card, when it has one."""
-    line = next((x[2:] for x in _card_lines(_folder(name), "Compute") if x.startswith("- training: ")), "")
-    return line.removeprefix("training: ") or "not on its card"

@@ -81,8 +81,8 @@ def render_card(name: str, variant: str, rules, card: dict, title: str, lineage:
         lines += [f"Duplicate deals, every deal played with the seats swapped; 95% Wilson intervals. {_seating(rules)} "
                   "Truncated games count as not won.", "", table(rows), "", f"Each row is {reproduce}.", ""]
     else:
-        lines += [f"Not measured: `pitch tournament --variant {variant} --agents checkpoint:{name},heuristic --games 2000 "
-                  f"--seed {seed}` measures it.", ""]
+        lines += [f"Not measured: `pitch tournament --variant {variant} --agents checkpoint:{name},heuristic "
+                  f"--games 2000 --seed {seed}` measures it.", ""]
     if extra:
         lines += [extra.strip(), ""]
     if config_block:
@@ -95,13 +95,17 @@ def agent_origin(start: str) -> str:
     it when its card's recipe says (checkpoints/setback_base -> `setback_base` (configs/setback.yaml))."""
     folder = Path(start) if Path(start).is_dir() else Path(start).parent
     name = folder.name if Path(start).is_dir() else Path(start).stem
-    try:
-        text = (folder / "README.md").read_text()
-    except OSError:
-        return f"`{name}`"
-    recipe = text.split("## Recipe", 1)[1].split("\n## ", 1)[0] if "## Recipe" in text else ""
-    configs = re.findall(r"--config (\S+\.yaml)", recipe)
+    configs = re.findall(r"--config (\S+\.yaml)", card_section(folder, "Recipe"))
     return f"`{name}` ({configs[-1]})" if configs else f"`{name}`"
+
+
+def card_section(folder: Path, section: str) -> str:
+    """The text of one section (``## SECTION``) of the model card in ``folder``; "" without one."""
+    try:
+        text = (Path(folder) / "README.md").read_text()
+    except OSError:
+        return ""
+    return text.split(f"## {section}", 1)[1].split("\n## ", 1)[0].strip() if f"## {section}" in text else ""
 
 
 def _ship(src: Path, dest: Path, rules, games: int, more: list[str], pimc: str, pimc_games: int, workers: int,
