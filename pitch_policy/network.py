@@ -95,7 +95,8 @@ class PolicyMLP:
             # adds to every output) and its biases, then the output layer as [actions, inputs] and its biases
             flat = [a for w, b in self.layers[:-1] for a in (w.T, b)] + [out_w, out_b]
             weights = np.concatenate([np.ravel(a) for a in flat])  # float32, as self.layers
-            args = (_pack(self.transform, n_obs, self.shape, self.activation == "relu"), weights)
+            args = (_pack(self.transform, n_obs, self.shape, self.activation == "relu",
+                          [w for w, _ in self.layers[:-1]]), weights)
         return self.transform, self.hint, n_obs, n_act, args
 
     def prepare(self, obs_size: int, action_size: int) -> None:
@@ -131,12 +132,16 @@ class PolicyMLP:
 _INDEX = 2 + 4 + 256  # what canonical.perm_index reads: the hand and trump offsets, trump's order, the perm codes
 
 
-def _pack(transform, n_obs: int, shape: list[int], relu: bool) -> np.ndarray:
+def _pack(transform, n_obs: int, shape: list[int], relu: bool, hidden: list[np.ndarray]) -> np.ndarray:
     """``_greedy``'s integer arguments in one int64 array (``_unpack`` reads it back): the layer widths,
     inputs first; relu (1) or tanh (0); what ``canonical.perm_index`` reads (the hand and trump offsets,
     -1, -1 without a transform; trump's order, 4; the perm codes, 256); the number of relabellings R;
-    per relabelling, input -> where the network reads it ([R, inputs]); and network action -> real
-    action and back ([2, R, actions]). One identity relabelling without a transform."""
+    per relabelling, input -> where the network reads it ([R, inputs]); network action -> real
+    action and back ([2, R, actions]); then, per hidden layer after the first (``hidden``: their
+    weights, [outputs, inputs]), 0 when it is dense, else 1 and where each input's nonzero weights begin
+    and end among the outputs ([2, inputs]). One identity relabelling without a transform. The spans let
+    a fused network (pitch_policy/fuse.py) read only its block-diagonal layers' blocks, and a dense
+    layer keeps the plain loop, which is faster where every span is whole."""
     n_act = shape[-1]
     if transform is None:
         ident = np.arange(n_act)
@@ -146,13 +151,22 @@ def _pack(transform, n_obs: int, shape: list[int], relu: bool) -> np.ndarray:
         batch = BatchCanonical(transform)
         obs_dst, acts = np.argsort(batch.obs_src, axis=1), np.stack([batch.act_src, batch.act_dst])
         index = np.concatenate(transform.index_tables)
-    parts = [[len(shape)], shape, [int(relu)], index, [len(obs_dst)], obs_dst.ravel(), acts.ravel()]
+    spans = []
+    for w in hidden[1:]:
+        nonzero = w.T != 0  # [inputs, outputs]
+        some = nonzero.any(1)
+        lo = np.where(some, nonzero.argmax(1), 0)
+        hi = np.where(some, w.shape[0] - nonzero[:, ::-1].argmax(1), 0)
+        dense = bool((lo == 0).all() and (hi == w.shape[0]).all())
+        spans += [[0]] if dense else [[1], lo, hi]
+    parts = [[len(shape)], shape, [int(relu)], index, [len(obs_dst)], obs_dst.ravel(), acts.ravel(), *spans]
     return np.concatenate([np.asarray(a, np.int64).ravel() for a in parts])
 
 
 @njit(cache=True, nogil=True, inline="always")
 def _unpack(tables, n_obs):
-    """``_pack``'s array read back as (dims, relu, perm_index's offsets, trump order and codes, obs_dst, acts)."""
+    """``_pack``'s array read back as (dims, relu, perm_index's offsets, trump order and codes, obs_dst, acts,
+    where the hidden layers' spans begin)."""
     k = tables[0]
     dims = tables[1:1 + k]
     at = 1 + k
@@ -164,14 +178,23 @@ def _unpack(tables, n_obs):
     at += 1 + r * n_obs
     n_act = dims[k - 1]
     acts = tables[at:at + 2 * r * n_act].reshape((2, r, n_act))
-    return dims, relu, index, obs_dst, acts
+    return dims, relu, index, obs_dst, acts, at + 2 * r * n_act
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _add(acc, v, row):
+    """``acc += v * row`` on two views of equal length. A loop over views, not over the whole arrays from
+    a variable start, which LLVM left unvectorised (4.7 times slower)."""
+    for j in range(acc.shape[0]):
+        acc[j] += v * row[j]
 
 
 @njit(cache=True, nogil=True)
 def _greedy(obs, mask, hint, tables, weights):
     """PolicyMLP.greedy's one compiled call: relabel (``perm_index`` when the tables name the hand and
     trump pieces), add the first layer's rows of the nonzero inputs and of the hint's one-hot, run the
-    other hidden layers skipping zero units, and score only the legal actions with the output layer.
+    other hidden layers skipping zero units (a block-diagonal one's rows over their spans of nonzero
+    weights), and score only the legal actions with the output layer.
     Returns the real action of the best one (the first on a tie, as np.argmax), -1 when no action is
     legal. ``tables``: every integer table in one array (``_pack``); ``weights``: all the weights in one
     array, in the order ``_greedy_tables`` writes them.
@@ -180,7 +203,7 @@ def _greedy(obs, mask, hint, tables, weights):
     of an agent's moves the other seats evict that work's code and data from the CPU's caches. There an
     empty kernel cost 12.6 µs a call with 9 arguments and 9.2 µs with 4 (docs/agents.md "Thinking time")."""
     n = obs.shape[0]
-    dims, relu, index, obs_dst, acts = _unpack(tables, n)
+    dims, relu, index, obs_dst, acts, span = _unpack(tables, n)
     p = 0 if index[0] < 0 else perm_index(obs, index[0], index[1], index[2:6], index[6:])
     act_src, act_dst = acts[0], acts[1]
     layers = dims.shape[0] - 1
@@ -207,11 +230,20 @@ def _greedy(obs, mask, hint, tables, weights):
             at += dims[k] * dims[k + 1]
             g = weights[at:at + dims[k + 1]].copy()
             at += dims[k + 1]
-            for i in range(h.shape[0]):
-                v = h[i]
-                if v != 0:
-                    for j in range(g.shape[0]):
-                        g[j] += v * w[i, j]
+            if tables[span] == 0:  # dense
+                span += 1
+                for i in range(h.shape[0]):
+                    v = h[i]
+                    if v != 0:
+                        for j in range(g.shape[0]):
+                            g[j] += v * w[i, j]
+            else:  # block-diagonal: each row over its span
+                lo, hi = tables[span + 1:span + 1 + dims[k]], tables[span + 1 + dims[k]:span + 1 + 2 * dims[k]]
+                span += 1 + 2 * dims[k]
+                for i in range(h.shape[0]):
+                    v = h[i]
+                    if v != 0:
+                        _add(g[lo[i]:hi[i]], v, w[i, lo[i]:hi[i]])
             h = g
     n_act = dims[layers]
     out_w = weights[at:at + n_act * h.shape[0]].reshape((n_act, h.shape[0]))
