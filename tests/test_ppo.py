@@ -214,6 +214,46 @@ def test_bid_ent_coef_raises_the_entropy_of_bid_decisions_alone():
         load_config(None, ["trainer=sb3", "bid_ent_coef=0.1"])
 
 
+def test_bid_q_fits_the_bids_values_to_their_returns_and_leaves_their_ppo_loss_out():
+    """With ``bid_q`` the bid decisions' chosen logits, times the temperature, move toward their returns
+    (their squared error falls), their advantages no longer reach the policy, and the card decisions
+    still train by PPO."""
+    from pitch_env.actions import ActionLayout
+    from train.ppo import bid_value_loss
+
+    cfg = small_cfg("variant=auction", "n_epochs=8", "vf_coef=0", "ent_coef=0", "learning_rate=0.01", "bid_q=0.1")
+    net, _ = learner(cfg)
+    pi, vf = net.layers()
+    lock = Lockstep(cfg, 8, 0)
+    lock.set_learner(pi, vf)
+    lock.add_snapshot(pi, "relu")
+    batch = advantages(lock.collect(400), cfg.gamma, cfg.gae_lambda)
+    n_bid = ActionLayout(cfg.resolved_rules()).auction_size
+    bids = batch.masks[:, :n_bid].any(1)
+    rows = torch.nonzero(bids)[:, 0]
+    assert 0 < len(rows) < len(batch)
+    batch.returns[rows] = 0.5  # a return far from 0.1 × the logits of a new network
+
+    def fit():
+        with torch.no_grad():
+            return bid_value_loss(net, batch, rows, cfg.bid_q).item()
+
+    start = fit()
+    logs = update(net, new_optimizer(net, 1e-2), batch, PPO.of(cfg), n_bid)
+    assert fit() < 0.2 * start, (start, fit())
+    assert logs["bid_value_loss"] > 0
+    # with only the bids' advantages set (and bid_q), PPO's policy loss has nothing to train
+    batch.advantages.zero_()
+    batch.advantages[rows] = 5.0
+    assert update(net, new_optimizer(net, 1e-2), batch, PPO.of(cfg), n_bid)["policy_gradient_loss"] == 0
+    without = PPO.of(small_cfg("variant=auction", "n_epochs=1", "vf_coef=0", "ent_coef=0"))
+    assert update(net, new_optimizer(net, 1e-2), batch, without, n_bid)["policy_gradient_loss"] != 0
+    with pytest.raises(ConfigError, match="bid_q.*trainer: fast"):
+        load_config(None, ["trainer=sb3", "bid_q=0.1"])
+    with pytest.raises(ConfigError, match="bid_q.*bid_ent_coef: 0"):
+        load_config(None, ["trainer=fast", "bid_q=0.1", "bid_ent_coef=0.1"])
+
+
 def test_every_ppo_setting_is_a_config_key_with_a_docstring():
     import ast
     import dataclasses

@@ -67,6 +67,7 @@ class TrainConfig(GameKeys):
     clip_range: float = ranged(0.2, 0, 10, above=True)  # PPO clip
     ent_coef: float = ranged(0.01, 0, 100)  # entropy bonus
     bid_ent_coef: float = ranged(0.0, 0, 100)  # fast: entropy bonus added at bid decisions (pass and the bids), on top of ent_coef
+    bid_q: float = ranged(0.0, 0, 10)  # fast, > 0: bid decisions learn action values instead of PPO's loss (value = bid_q × logit, fitted to the return; rollouts draw bids at temperature bid_q)
     vf_coef: float = ranged(0.5, 0, 100)  # value loss weight
     max_grad_norm: float = ranged(0.5, 0, 1e6, above=True)  # gradient clipping
     # ----- optional warm start by imitation (train/imitate.py)
@@ -194,6 +195,11 @@ def _check_together(cfg: TrainConfig, source: str) -> None:
     if cfg.bid_ent_coef and (cfg.trainer != "fast" or cfg.backend != "sb3"):
         raise bad("bid_ent_coef", cfg.bid_ent_coef, "it applies only to trainer: fast (backend: sb3), whose PPO "
                                                     "weighs each decision's entropy; set trainer: fast or drop it")
+    if cfg.bid_q and (cfg.trainer != "fast" or cfg.backend != "sb3"):
+        raise bad("bid_q", cfg.bid_q, "it applies only to trainer: fast (backend: sb3); set trainer: fast or drop it")
+    if cfg.bid_q and any(e.get("bid_ent_coef") for e in [{"bid_ent_coef": cfg.bid_ent_coef}, *cfg.schedule]):
+        raise bad("bid_q", cfg.bid_q, "bid decisions that learn action values take no entropy bonus of their own "
+                                      "(they explore by the temperature bid_q); set bid_ent_coef: 0, in the schedule too")
     if cfg.overlap and cfg.workers == 0:
         raise bad("overlap", cfg.overlap, "overlap needs workers >= 1 (the games run beside the update); set "
                                           "workers or drop overlap")

@@ -59,6 +59,12 @@ class PPO:
     bid_ent_coef: float = 0.0
     """weight added to the entropy bonus at bid decisions: a bid that is costly early in a game (a 4
     is usually set) keeps being tried until the states where it wins the game are learned"""
+    bid_q: float = 0.0
+    """> 0: bid decisions learn action values, as in Monte Carlo control, instead of PPO's loss. A bid's
+    value is ``bid_q`` times its logit, fitted by squared error to the decision's (lambda-)return, so the
+    rollouts' softmax draws bids by a Boltzmann distribution over their values at temperature ``bid_q``
+    and the exported agent bids the one of highest value. A bid that is usually set keeps the value it
+    has where it wins, however rarely PPO would have sampled it"""
     vf_coef: float = 0.5
     """weight of the value loss"""
     max_grad_norm: float = 0.5
@@ -117,7 +123,8 @@ def update(net: PolicyValueNet, opt: torch.optim.Optimizer, batch: Batch, ppo: P
            bid_actions: int = 0) -> dict[str, float]:
     """``n_epochs`` passes of minibatch PPO on ``batch``; returns the means TensorBoard shows.
     ``bid_actions``: how many actions open the layout as the auction's (``ActionLayout.auction_size``);
-    a row whose mask allows one of them is a bid decision, whose entropy weighs ``ppo.bid_ent_coef`` more."""
+    a row whose mask allows one of them is a bid decision, whose entropy weighs ``ppo.bid_ent_coef`` more,
+    or which, with ``ppo.bid_q``, is trained on its action value instead (``bid_value_loss``)."""
     for group in opt.param_groups:
         group["lr"] = ppo.learning_rate
     n, clip = len(batch), ppo.clip_range
@@ -131,16 +138,22 @@ def update(net: PolicyValueNet, opt: torch.optim.Optimizer, batch: Batch, ppo: P
                 continue
             logp, entropy, values = net.evaluate(batch.obs[mb], batch.masks[mb], batch.actions[mb],
                                                  None if batch.oracle is None else batch.oracle[mb])
-            adv = batch.advantages[mb]
-            adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+            bids = batch.masks[mb][:, :bid_actions].any(1)  # empty columns (bid_actions 0): no bid rows
+            # the rows PPO's policy loss trains: all, or with bid_q all but the bids
+            ppo_rows = ~bids if ppo.bid_q else torch.ones_like(bids)
+            adv = batch.advantages[mb][ppo_rows]
+            adv = (adv - adv.mean()) / (adv.std() + 1e-8) if len(adv) > 1 else adv * 0
             log_ratio = logp - batch.logp[mb]
             ratio = log_ratio.exp()
-            pg = -torch.min(adv * ratio, adv * ratio.clamp(1 - clip, 1 + clip)).mean()
+            pg = -torch.min(adv * ratio[ppo_rows], adv * ratio[ppo_rows].clamp(1 - clip, 1 + clip)).sum() / len(mb)
             v_loss = torch.nn.functional.mse_loss(values, batch.returns[mb])
             ent = -entropy.mean()
-            bids = batch.masks[mb][:, :bid_actions].any(1)  # empty columns (bid_actions 0): no bid rows
             ent_weight = ppo.ent_coef + ppo.bid_ent_coef * bids  # bid decisions: ent_coef + bid_ent_coef
-            loss = pg - (ent_weight * entropy).mean() + ppo.vf_coef * v_loss
+            loss = pg - (ent_weight * ppo_rows * entropy).mean() + ppo.vf_coef * v_loss
+            if ppo.bid_q and bids.any():
+                q_loss = bid_value_loss(net, batch, mb[bids], ppo.bid_q)
+                loss = loss + q_loss * bids.float().mean()
+                logs.setdefault("bid_value_loss", []).append(q_loss.item())
             opt.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(net.parameters(), ppo.max_grad_norm)
@@ -157,6 +170,13 @@ def update(net: PolicyValueNet, opt: torch.optim.Optimizer, batch: Batch, ppo: P
     var = float(np.var(returns))
     out["explained_variance"] = float("nan") if var == 0 else 1 - float(np.var(returns - batch.values)) / var
     return out
+
+
+def bid_value_loss(net: PolicyValueNet, batch: Batch, rows: torch.Tensor, temperature: float) -> torch.Tensor:
+    """Squared error of the bid decisions' action values (``temperature`` × the chosen action's logit)
+    against their returns: the bids' loss under ``bid_q``."""
+    z = net.logits(batch.obs[rows]).gather(1, batch.actions[rows][:, None])[:, 0]
+    return torch.nn.functional.mse_loss(temperature * z, batch.returns[rows])
 
 
 # ---------------------------------------------------------------------- logging
