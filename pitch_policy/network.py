@@ -96,7 +96,7 @@ class PolicyMLP:
             flat = [a for w, b in self.layers[:-1] for a in (w.T, b)] + [out_w, out_b]
             weights = np.concatenate([np.ravel(a) for a in flat])  # float32, as self.layers
             args = (_pack(self.transform, n_obs, self.shape, self.activation == "relu",
-                          [w for w, _ in self.layers[:-1]]), weights)
+                          [w for w, _ in self.layers[1:-1]]), weights)
         return self.transform, self.hint, n_obs, n_act, args
 
     def prepare(self, obs_size: int, action_size: int) -> None:
@@ -132,12 +132,12 @@ class PolicyMLP:
 _INDEX = 2 + 4 + 256  # what canonical.perm_index reads: the hand and trump offsets, trump's order, the perm codes
 
 
-def _pack(transform, n_obs: int, shape: list[int], relu: bool, hidden: list[np.ndarray]) -> np.ndarray:
+def _pack(transform, n_obs: int, shape: list[int], relu: bool, deeper: list[np.ndarray]) -> np.ndarray:
     """``_greedy``'s integer arguments in one int64 array (``_unpack`` reads it back): the layer widths,
     inputs first; relu (1) or tanh (0); what ``canonical.perm_index`` reads (the hand and trump offsets,
     -1, -1 without a transform; trump's order, 4; the perm codes, 256); the number of relabellings R;
     per relabelling, input -> where the network reads it ([R, inputs]); network action -> real
-    action and back ([2, R, actions]); then, per hidden layer after the first (``hidden``: their
+    action and back ([2, R, actions]); then, per hidden layer after the first (``deeper``: their
     weights, [outputs, inputs]), 0 when it is dense, else 1 and where each input's nonzero weights begin
     and end among the outputs ([2, inputs]). One identity relabelling without a transform. The spans let
     a fused network (pitch_policy/fuse.py) read only its block-diagonal layers' blocks, and a dense
@@ -152,7 +152,7 @@ def _pack(transform, n_obs: int, shape: list[int], relu: bool, hidden: list[np.n
         obs_dst, acts = np.argsort(batch.obs_src, axis=1), np.stack([batch.act_src, batch.act_dst])
         index = np.concatenate(transform.index_tables)
     spans = []
-    for w in hidden[1:]:
+    for w in deeper:
         nonzero = w.T != 0  # [inputs, outputs]
         some = nonzero.any(1)
         lo = np.where(some, nonzero.argmax(1), 0)

@@ -351,6 +351,25 @@ def test_bid_recordings_join_the_warm_start_and_fit_only_the_policy(tmp_path, ca
     assert "fitted to 300 decisions of `heuristic` playing against `heuristic` (200 in full games, 100 more at bids alone)" in card
 
 
+def test_a_card_of_a_network_fitted_to_a_shipped_agent_carries_its_teachers_lineage_and_recipe(tmp_path):
+    """A run that imitated ``checkpoint:NAME`` reproduces only from NAME's recipe: its card gives NAME's
+    lineage, its recipe before its own command, and NAME's training time."""
+    from train.model_card import card_recipe, write_card
+
+    run = train(overrides=[*TINY, "variant=ten_point", "imitate=checkpoint:ten_point_fused", "imitate_decisions=200",
+                           "imitate_epochs=1", "imitate_workers=1", f"runs_dir={tmp_path}", "run_name=a"],
+                show_progress=False)
+    card = write_card(run, tmp_path / "card", games=2, pimc="pimc:2", pimc_games=0, workers=1, seed=0,
+                      config="configs/ten_point_distill.yaml")
+    teacher = Path(__file__).resolve().parent.parent / "checkpoints" / "ten_point_fused"
+    assert "Its teacher `ten_point_fused`: the product of experts of `ten_point_scratch`" in card
+    recipe = card.split("## Recipe", 1)[1].split("## Compute", 1)[0]
+    lines = [line for line in recipe.splitlines() if line.startswith("pitch ")]
+    assert lines == [*card_recipe(teacher), "pitch train --config configs/ten_point_distill.yaml"]
+    assert ("its teacher's training, as its card gives it: fusing: under a second; no training of its own. The "
+            "members' training, as their cards give it: `ten_point_scratch`: 34.4 min") in card
+
+
 def test_recorded_demonstrations_are_reused_and_refused_for_other_rules(tmp_path, capsys):
     first = train(overrides=[*TINY, "imitate=heuristic", "imitate_decisions=300", "imitate_epochs=1",
                              "imitate_workers=1", f"runs_dir={tmp_path}", "run_name=a"], show_progress=False)

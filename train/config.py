@@ -197,7 +197,7 @@ def _check_together(cfg: TrainConfig, source: str) -> None:
                                                     "weighs each decision's entropy; set trainer: fast or drop it")
     if cfg.bid_q and (cfg.trainer != "fast" or cfg.backend != "sb3"):
         raise bad("bid_q", cfg.bid_q, "it applies only to trainer: fast (backend: sb3); set trainer: fast or drop it")
-    if cfg.bid_q and any(e.get("bid_ent_coef") for e in [{"bid_ent_coef": cfg.bid_ent_coef}, *cfg.schedule]):
+    if cfg.bid_q and (cfg.bid_ent_coef or any(e.get("bid_ent_coef") for e in cfg.schedule)):
         raise bad("bid_q", cfg.bid_q, "bid decisions that learn action values take no entropy bonus of their own "
                                       "(they explore by the temperature bid_q); set bid_ent_coef: 0, in the schedule too")
     if cfg.overlap and cfg.workers == 0:

@@ -109,7 +109,7 @@ def write_fused(policies: list[str], weights: list[float] | None, out: Path, gam
 def _card(out: Path, rules, members, folders: list[Path | None], card: dict, games: int, pimc: str,
           pimc_games: int, against: list[str], seed: int, workers: int, fuse_s: float) -> str:
     from .evaluate import compare
-    from .model_card import agent_origin, card_section, render_card
+    from .model_card import agent_origin, card_recipe, card_training, render_card
 
     t0 = time.perf_counter()
     rows = compare(out, rules, ["random", "heuristic", *against], games, seed=seed, workers=workers) if games else []
@@ -125,11 +125,9 @@ def _card(out: Path, rules, members, folders: list[Path | None], card: dict, gam
     weights = ",".join(f"{m['weight']:g}" for m in fused)
     fuse_line = " ".join(["pitch fuse", *(m[2] for m in members), "--out", str(out),
                           *(["--weights", weights] if any(m["weight"] != 1 for m in fused) else [])])
-    sections = [(card_section(f, "Recipe"), card_section(f, "Compute")) if f else ("", "") for f in folders]
-    recipe = [line for r, _ in sections for line in r.splitlines() if line.strip() and not line.startswith("```")]
+    recipe = [line for f in folders if f for line in card_recipe(f)]
     recipe.append(fuse_line)  # the members' recipes first
-    trained = [next((x.removeprefix("- training: ") for x in c.splitlines() if x.startswith("- training: ")),
-                    "not on its card") for _, c in sections]
+    trained = [card_training(f) if f else "not on its card" for f in folders]
     compute = [f"fusing: {'under a second' if fuse_s < 1 else f'{fuse_s:.0f} s'}; no training of its own. The "
                "members' training, as their cards give it: "
                + "; ".join(f"`{m[2]}`: {t}" for m, t in zip(members, trained))]

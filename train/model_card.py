@@ -37,11 +37,17 @@ def write_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: int, wo
     lineage = f"{taught}{card['training_steps']:,} steps of {_trainer(cfg)} self-play ({config})"
     compute = [f"training: {state.get('wall_time', 0) / 60:.1f} min of wall time on {machine or _machine()} "
                f"({'imitation and evaluations' if im else 'evaluations'} included)"]
+    recipe = [f"pitch train --config {config}"]
+    teacher = _card_folder(cfg.imitate) if im else None
+    if teacher is not None:  # a trained agent taught it: where that one came from, as its own card says
+        lineage += f". Its teacher `{teacher.name}`: {card_section(teacher, 'Lineage')}"
+        recipe = card_recipe(teacher) + recipe
+        compute.append(f"its teacher's training, as its card gives it: {card_training(teacher)}")
     facts = [_imitation_line(cfg, state).strip()[2:]] if im else []
     config_text = "\n".join(line for line in (run / "config.yaml").read_text().strip().splitlines()
                              if not line.startswith(_WHERE))
     text = render_card(dest.name, cfg.variant, rules, card, f"a trained `{cfg.variant}` agent ({_recipe(cfg)})",
-                       lineage, [f"pitch train --config {config}"], compute, facts, rows, games, pimc, pimc_games,
+                       lineage, recipe, compute, facts, rows, games, pimc, pimc_games,
                        seed, eval_s, config_block=("yaml", config_text))
     atomic_write(dest / "README.md", lambda tmp: Path(tmp).write_text(text))
     return text
@@ -106,6 +112,33 @@ def card_section(folder: Path, section: str) -> str:
     except OSError:
         return ""
     return text.split(f"## {section}", 1)[1].split("\n## ", 1)[0].strip() if f"## {section}" in text else ""
+
+
+def card_recipe(folder: Path) -> list[str]:
+    """The command lines of the Recipe section of the model card in ``folder`` ([] without one)."""
+    return [line for line in card_section(folder, "Recipe").splitlines()
+            if line.strip() and not line.startswith("```")]
+
+
+def card_training(folder: Path) -> str:
+    """What the model card in ``folder`` says its training cost: the first line of its Compute section
+    (a fused agent's says what its members' cost), without the "training: " that opens most."""
+    lines = [x[2:] for x in card_section(folder, "Compute").splitlines()
+             if x.startswith("- ") and not x.startswith("- the strength table")]
+    return lines[0].removeprefix("training: ") if lines else "not on its card"
+
+
+def _card_folder(spec: str) -> Path | None:
+    """The checkpoint folder of agent spec ``checkpoint:PATH`` when it holds a model card, else None."""
+    from agents.checkpoint import resolve_policy_path
+
+    if not spec.startswith("checkpoint:"):
+        return None
+    try:
+        folder = resolve_policy_path(spec.removeprefix("checkpoint:")).parent
+    except (ValueError, OSError):
+        return None
+    return folder if (folder / "README.md").is_file() else None
 
 
 def _ship(src: Path, dest: Path, rules, games: int, more: list[str], pimc: str, pimc_games: int, workers: int,
