@@ -5,7 +5,8 @@ At every bid, trump declaration and card play with a choice, N worlds are sample
 the seat's InfoState (agents/worlds.py). In each world every legal action is taken and the hand is
 played out with the network at every seat, greedily, all the worlds' and actions' games stepped
 together so that one forward pass per move covers them all. An action's outcome in a world is what
-``playout`` scores (agents/rollout.py ``hand_value``). The network's own choice is kept unless
+``playout`` scores (agents/rollout.py ``hand_value``), or, given a game value (``leaf``,
+pitch_policy/game_value.py), the side's chance of winning the game from where the hand leaves it. The network's own choice is kept unless
 another action's mean outcome beats it by more than ``switch_z`` standard errors of their paired
 difference, so the search only leaves the network where the worlds clearly say it should. The
 stock decision and discards are the network's.
@@ -42,7 +43,8 @@ SEARCHED = (BID, DECLARE, PLAY)
 class NetRollouts:
     """A policy network (pitch_policy/network.py ``PolicyMLP``) run on many engine games at once."""
 
-    def __init__(self, policy, rules):
+    def __init__(self, policy, rules, leaf=None):
+        self.leaf = leaf  # a GameValue: value a hand by the game it leaves (else by hand_value)
         self.observer = Observer(rules)
         self.A = ActionLayout(rules).size
         self.canon = None if policy.transform is None else BatchCanonical(policy.transform)
@@ -62,7 +64,7 @@ class NetRollouts:
 
     def playout(self, games: list[Game], sides: list[int]) -> list[float]:
         """Play every game to the end of its hand, the network at every seat, greedily; each one's
-        outcome for its side (``hand_value``). Torch runs at one thread meanwhile (the caller's count
+        outcome for its side (``hand_value``, or with a ``leaf`` its chance of winning the game). Torch runs at one thread meanwhile (the caller's count
         is given back): for these small batches one thread was faster than two even alone."""
         threads = torch.get_num_threads()
         torch.set_num_threads(1)
@@ -73,25 +75,35 @@ class NetRollouts:
 
     def _playout(self, games: list[Game], sides: list[int]) -> list[float]:
         before = [list(g.scores) for g in games]
-        hands = [g.hand_number for g in games]
-        lives = []
-        for g in games:
-            t = LiveTable(self.observer)
-            t.sync(g)
-            lives.append(t)
+        lives = [self.table(g) for g in games]
         live = [i for i, g in enumerate(games) if g.phase != OVER]
         while live:
-            actions = self.greedy([games[i] for i in live], [lives[i] for i in live])
-            going = []
-            for i, a in zip(live, actions.tolist()):
-                g = games[i]
-                seat, phase, number = g.current_seat, g.phase, g.hand_number
-                g.apply_legal(a)  # the network picks only legal actions (masked)
-                if g.phase != OVER and g.hand_number == hands[i]:
-                    lives[i].after(g, seat, a, phase, number)
-                    going.append(i)
-            live = going
+            live, _ = self.step(games, lives, live)
+        if self.leaf is not None:
+            return self.leaf.of_games(games, sides).tolist()
         return [hand_value(g, side, b) for g, side, b in zip(games, sides, before)]
+
+    def table(self, game: Game) -> LiveTable:
+        t = LiveTable(self.observer)
+        t.sync(game)
+        return t
+
+    def step(self, games: list[Game], lives: list[LiveTable], live: list[int]) -> tuple[list[int], list[int]]:
+        """One greedy move in each game ``games[i]``, ``i`` in ``live``, its table ``lives[i]`` kept up to date
+        within the hand: (the games still in their hand, those whose hand ended: a new hand dealt, or
+        the game over)."""
+        actions = self.greedy([games[i] for i in live], [lives[i] for i in live])
+        going, ended = [], []
+        for i, a in zip(live, actions.tolist()):
+            g = games[i]
+            seat, phase, number = g.current_seat, g.phase, g.hand_number
+            g.apply_legal(a)  # the network picks only legal actions (masked)
+            if g.phase != OVER and g.hand_number == number:
+                lives[i].after(g, seat, a, phase, number)
+                going.append(i)
+            else:
+                ended.append(i)
+        return going, ended
 
 
 @dataclass
@@ -111,9 +123,9 @@ class Decision:
 class NetSearch:
     """The search itself, on an InfoState: what ``pimcnet`` plays and expert iteration's teacher."""
 
-    def __init__(self, policy, rules, worlds: int, rng, switch_z: float = SWITCH_Z):
+    def __init__(self, policy, rules, worlds: int, rng, switch_z: float = SWITCH_Z, leaf=None):
         self.policy, self.rules, self.worlds, self.rng, self.switch_z = policy, rules, worlds, rng, switch_z
-        self.rollouts = NetRollouts(policy, rules)
+        self.rollouts = NetRollouts(policy, rules, leaf)
         self.layout = ActionLayout(rules)
 
     def decide(self, obs: np.ndarray, mask: np.ndarray, v) -> Decision:

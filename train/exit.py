@@ -55,6 +55,7 @@ from .runfiles import (Array, ResumeError, check_fields, kind_of, read_json, rea
                        sha256_of)
 
 PART = 1000  # decisions one recording task returns (a stop loses at most this much per worker)
+VALUE_CHUNK = 1000  # self-play games one task of the game value's plays (leaf: game)
 MAX_VALUE = 1000.0  # a recorded action value (a hand's outcome in points) beyond this is a damaged part
 
 
@@ -70,8 +71,10 @@ class ExitConfig(GameKeys):
     epochs: int = ranged(4, 1, 1000)  # passes over the fitted decisions
     batch_size: int = ranged(512, 1, 1 << 16)
     learning_rate: float = ranged(3e-4, 1e-8, 1.0)  # Adam, decaying linearly to zero over the fit
+    leaf: Literal["hand", "game"] = "hand"  # what the teacher's worlds score: the hand's points (hand_value), or the chance of winning the game it leaves (a game value)
+    leaf_games: int = ranged(30_000, 10, 10**7)  # with leaf game: self-play games of the start network that the game value is fitted to
     target: Literal["search", "soft"] = "search"  # search: the search's action; soft: the network's policy reweighted by exp(value / temperature)
-    temperature: float = ranged(1.0, 1e-3, 1e3)  # with target soft: points of a hand's outcome that multiply an action's odds by e
+    temperature: float = ranged(1.0, 1e-3, 1e3)  # with target soft: outcome (points; with leaf game, chance of winning) that multiplies an action's odds by e
     gate_games: int = ranged(1000, 2, 10**6)  # duplicate-deal games, candidate vs best
     gate_min: float = ranged(0.5, 0.0, 1.0)  # the candidate's win rate must exceed this to become the best
     workers: int = ranged(2, 1, 64)  # recording and gate processes
@@ -160,25 +163,29 @@ def load_exit_config(path, overrides: list[str] = ()) -> ExitConfig:
 
 
 # ---------------------------------------------------------------------- recording
-def record_part(cfg: ExitConfig, policy_path: str, n: int, seed: int) -> dict[str, np.ndarray]:
+def record_part(cfg: ExitConfig, policy_path: str, n: int, seed: int, leaf_path: str | None = None
+                ) -> dict[str, np.ndarray]:
     """Self-play games of the teacher at every seat until ``n`` searched decisions are recorded:
     the network's input and mask at each, the search's action as the network sees it, whether the
     search overrode the network there, and each legal action's mean outcome over the worlds (``q``,
     where the network sees the actions; 0 at illegal ones). The games run on the one game loop
     (pitch_env/loop.py ``play``): the teacher searches one decision at a time and keeps NetSearch's
     Decision, so the batched core (train/lockstep.py), which gathers many games' rows into one forward
-    pass, has nothing to batch."""
+    pass, has nothing to batch. ``leaf_path``: the game value the search scores its worlds with
+    (``leaf: game``)."""
     from agents.netpimc import SEARCHED, NetSearch
     from pitch_env.actions import ActionLayout
     from pitch_env.engine import Game
     from pitch_env.loop import play
     from pitch_env.observer import LiveTable, Observer
     from pitch_policy.canonical import shown_action
+    from pitch_policy.game_value import load_game_value
 
     rules = cfg.resolved_rules()
     policy, _ = load_policy(policy_path, rules)
     rng = random.Random(seed)
-    search = NetSearch(policy, rules, cfg.worlds, rng, cfg.switch_z)
+    leaf = load_game_value(leaf_path, rules) if leaf_path else None
+    search = NetSearch(policy, rules, cfg.worlds, rng, cfg.switch_z, leaf)
     live = LiveTable(Observer(rules))
     size = ActionLayout(rules).size
     xs, ms, ys, over, qs = [], [], [], [], []
@@ -212,8 +219,68 @@ def record_part(cfg: ExitConfig, policy_path: str, n: int, seed: int) -> dict[st
 
 
 def _record_task(args) -> tuple[int, dict]:
-    cfg_dict, policy_path, n, seed, index = args
-    return index, record_part(ExitConfig(**cfg_dict), policy_path, n, seed)
+    cfg_dict, policy_path, n, seed, index, leaf_path = args
+    return index, record_part(ExitConfig(**cfg_dict), policy_path, n, seed, leaf_path)
+
+
+# ---------------------------------------------------------------------- the game value (leaf: game)
+def _scores_task(args) -> dict:
+    from .game_value import play_scores
+
+    cfg_dict, policy_path, games, seed = args
+    return play_scores(ExitConfig(**cfg_dict).resolved_rules(), policy_path, games, seed)
+
+
+def _value_task(cfg_dict: dict, chunks: list[dict], seed: int):
+    import torch
+
+    from .game_value import fit_game_value
+
+    cfg = ExitConfig(**cfg_dict)
+    torch.set_num_threads(cfg.torch_threads)
+    offset = 0
+    for c in chunks:  # games are numbered per chunk: make them distinct for the held-out split
+        c["game"] = c["game"] + offset
+        offset = int(c["game"].max()) + 1 if len(c["game"]) else offset
+    data = {key: np.concatenate([c[key] for c in chunks]) for key in chunks[0]}
+    value, stats = fit_game_value(cfg.resolved_rules(), data, seed)
+    return value.net.layers, stats
+
+
+def game_value_for(cfg: ExitConfig, run: "Run", say, stop=None) -> str | None:
+    """With ``leaf: game``, the run's game value file (pitch_policy/game_value.py): fitted once, before
+    its first generation, to ``leaf_games`` self-play games of the best network then (the start), and
+    read back checked on a resume; None with ``leaf: hand``. The games are played in chunks of
+    ``VALUE_CHUNK``, each seeded by its number, so the fit does not depend on ``workers``; a stop
+    between chunks leaves nothing written, and a resume plays them again."""
+    from pitch_policy.game_value import FILE, GameValue, load_game_value, save_game_value
+
+    if cfg.leaf != "game":
+        return None
+    rules = cfg.resolved_rules()
+    path = run.path / FILE
+    if kind_of(path) is not None:
+        load_game_value(path, rules)
+        return str(path)
+    t0 = time.perf_counter()
+    say(f"game value: {cfg.leaf_games:,} self-play games of the start network ({cfg.workers} workers)")
+    tasks = [(asdict(cfg), str(run.best), min(VALUE_CHUNK, cfg.leaf_games - first), _seed(cfg.seed, 0, -3 - j))
+             for j, first in enumerate(range(0, cfg.leaf_games, VALUE_CHUNK))]
+    chunks = []
+    with _pool(cfg.workers) as pool:
+        for chunk in pool.imap(_scores_task, tasks):
+            chunks.append(chunk)
+            if stop is not None and stop:
+                pool.terminate()
+                raise KeyboardInterrupt
+    with _pool(1) as pool:
+        layers, stats = pool.apply(_value_task, (asdict(cfg), chunks, _seed(cfg.seed, 0, -2) % 2**31))
+    stats["wall_s"] = time.perf_counter() - t0
+    save_game_value(path, GameValue(rules, layers), stats)
+    say(f"game value: fitted to {stats['rows']:,} hand starts of {stats['games']:,} games in "
+        f"{stats['wall_s'] / 60:.1f} min; held-out log loss {stats['held_out_log_loss']:.4f} "
+        f"(the base rate's {stats['base_rate_log_loss']:.4f})")
+    return str(path)
 
 
 def save_part(path: Path, part: dict) -> None:
@@ -549,6 +616,7 @@ def run_exit(cfg: ExitConfig, run_dir: Path, show: bool = True, stop=None, resum
             print(text, flush=True)
 
     first = len(run.rows) + 1
+    leaf = game_value_for(cfg, run, say, stop) if first <= cfg.generations else None
     for k in range(first, cfg.generations + 1):
         t0 = time.perf_counter()
         stage = stage_of(cfg, k)
@@ -564,7 +632,7 @@ def run_exit(cfg: ExitConfig, run_dir: Path, show: bool = True, stop=None, resum
         if todo:
             say(f"generation {k}: recording {len(todo) * PART:,} decisions of pimcnet:{scfg.worlds}:best "
                 f"({cfg.workers} workers)")
-            tasks = [(asdict(scfg), str(run.best), PART, _seed(scfg.seed, local, j), j) for j in todo]
+            tasks = [(asdict(scfg), str(run.best), PART, _seed(scfg.seed, local, j), j, leaf) for j in todo]
             with _pool(cfg.workers) as pool:
                 for done, (j, part) in enumerate(pool.imap_unordered(_record_task, tasks), 1):
                     save_part(run.part(k, j), part)

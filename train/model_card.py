@@ -220,6 +220,15 @@ def write_exit_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: in
                          f"{100 * r['gate_win_rate']:.1f}% ({r['gate_games']}) | {100 * r['gate_low']:.1f}–"
                          f"{100 * r['gate_high']:.1f}% | {'yes' if r['kept'] else 'no'} | {r['wall_s'] / 60:.1f} min |")
     wall = sum(r["wall_s"] for r in rows_g)
+    leaf = ""
+    if cfg.leaf == "game":
+        from pitch_policy.game_value import FILE, load_game_value
+
+        fitted = load_game_value(run / FILE, rules).info
+        wall += float(fitted.get("wall_s", 0.0))
+        leaf = (f"; each world scored by the chance of winning the game its hand leaves (a game value fitted "
+                f"to {cfg.leaf_games:,} self-play games of the start network, "
+                f"{float(fitted.get('wall_s', 0.0)) / 60:.1f} min, train/game_value.py), not by the hand's points")
     kept = sum(1 for r in rows_g if r["kept"])
     teachers = ", then ".join(f"`pimcnet:{s.worlds}`" + (f" (generations {s.first}–{s.last})" if s.last > s.first
                                                           else f" (generation {s.first})") for s in stages(cfg))
@@ -227,9 +236,9 @@ def write_exit_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: in
                        for s in stages(cfg))
     lineage = f"{agent_origin(cfg.start)} → {steps} ({config}); {kept} of {len(rows_g)} generations kept"
     facts = [f"one forward pass per decision; its teacher, each generation, was {teachers} (PIMC whose rollouts "
-             "and default choices are the best network so far, agents/netpimc.py) in self-play"]
+             f"and default choices are the best network so far, agents/netpimc.py) in self-play{leaf}"]
     compute = [f"training: {wall / 60:.1f} min of wall time for the {len(rows_g)} generations (recording, fits "
-               f"and gates) on {machine or _machine()}"]
+               f"and gates{', and the game value' if leaf else ''}) on {machine or _machine()}"]
     extra = f"""## Generations
 
 Each generation records `decisions` searched decisions, fits the best network to them and to the
