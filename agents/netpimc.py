@@ -6,10 +6,10 @@ the seat's InfoState (agents/worlds.py). In each world every legal action is tak
 played out with the network at every seat, greedily, all the worlds' and actions' games stepped
 together so that one forward pass per move covers them all. An action's outcome in a world is what
 ``playout`` scores (agents/rollout.py ``hand_value``), or, given a game value (``leaf``,
-pitch_policy/game_value.py), the side's chance of winning the game from where the hand leaves it. The network's own choice is kept unless
-another action's mean outcome beats it by more than ``switch_z`` standard errors of their paired
-difference, so the search only leaves the network where the worlds clearly say it should. The
-stock decision and discards are the network's.
+pitch_policy/game_value.py), the side's chance of winning the game from where the hand leaves it.
+The network's own choice is kept unless another action's mean outcome beats it by more than
+``switch_z`` standard errors of their paired difference, so the search only leaves the network
+where the worlds clearly say it should. The stock decision and discards are the network's.
 
 Compared with ``pimc:N`` (heuristic rollouts, heuristic bids): a rollout policy that plays better
 makes each world's verdict closer to the value of the position, and bids are searched too. It
@@ -64,8 +64,9 @@ class NetRollouts:
 
     def playout(self, games: list[Game], sides: list[int]) -> list[float]:
         """Play every game to the end of its hand, the network at every seat, greedily; each one's
-        outcome for its side (``hand_value``, or with a ``leaf`` its chance of winning the game). Torch runs at one thread meanwhile (the caller's count
-        is given back): for these small batches one thread was faster than two even alone."""
+        outcome for its side (``hand_value``, or with a ``leaf`` its chance of winning the game). Torch
+        runs at one thread meanwhile (the caller's count is given back): for these small batches one
+        thread was faster than two even alone."""
         threads = torch.get_num_threads()
         torch.set_num_threads(1)
         try:

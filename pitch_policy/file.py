@@ -39,7 +39,7 @@ def tensors_of(policy: PolicyMLP) -> dict[str, np.ndarray]:
     return out
 
 
-def _digest(tensors: dict[str, np.ndarray]) -> str:
+def tensors_digest(tensors: dict[str, np.ndarray]) -> str:
     h = hashlib.sha256()
     for name in sorted(tensors):
         h.update(name.encode())
@@ -67,7 +67,7 @@ def save_policy(path: str | Path, policy: PolicyMLP, card: dict) -> None:
     from safetensors.numpy import save_file
 
     tensors = tensors_of(policy)
-    card = dict(card, sha256=_digest(tensors))
+    card = dict(card, sha256=tensors_digest(tensors))
     atomic_write(path, lambda tmp: save_file(tensors, tmp, metadata={"pitch_card": json.dumps(card)}))
 
 
@@ -82,25 +82,33 @@ def resolve_path(path: str | Path) -> Path:
     return p
 
 
-def read_policy(path: str | Path) -> tuple[PolicyMLP, dict]:
-    """The policy and card of a file, checked for damage (not yet against any rules)."""
+def read_tensors(p: Path, fmt: str, where: str, kind: str, writer: str, fix: str) -> tuple[dict, dict]:
+    """The tensors and JSON card of the safetensors file ``p`` (``where`` names it in errors), the card of
+    format ``fmt`` (``kind``, written by ``writer``) and the tensors matching its checksum; CheckpointError
+    otherwise, saying ``fix`` for a damaged file."""
     from safetensors import safe_open
 
-    p = resolve_path(path)
     try:
         with safe_open(str(p), framework="numpy") as f:
             meta = f.metadata() or {}
             tensors = {k: f.get_tensor(k) for k in f.keys()}
     except Exception as e:  # safetensors raises its own error types for a bad header or a short file
-        raise CheckpointError(f"checkpoint {str(p)!r} is damaged or not a safetensors file "
-                              f"(truncated or corrupted?): {e}. Re-export or re-download it.") from None
+        raise CheckpointError(f"{where} is damaged or not a safetensors file (truncated or corrupted?): {e}. "
+                              f"{fix}") from None
     if "pitch_card" not in meta:
-        raise CheckpointError(f"checkpoint {str(p)!r} has no pitch card in its metadata: it was not written by "
-                              f"`pitch train` (format {FORMAT})")
-    card = json_object(meta["pitch_card"], FORMAT, f"checkpoint {str(p)!r}: its card", "a pitch card written by "
-                       "`pitch train`", CheckpointError)
-    if _digest(tensors) != card.get("sha256"):
-        raise CheckpointError(f"checkpoint {str(p)!r} is corrupted: its weights do not match the checksum in its card")
+        raise CheckpointError(f"{where} has no pitch card in its metadata: it was not written by {writer} "
+                              f"(format {fmt})")
+    card = json_object(meta["pitch_card"], fmt, f"{where}: its card", f"{kind} written by {writer}", CheckpointError)
+    if tensors_digest(tensors) != card.get("sha256"):
+        raise CheckpointError(f"{where} is corrupted: its weights do not match the checksum in its card")
+    return tensors, card
+
+
+def read_policy(path: str | Path) -> tuple[PolicyMLP, dict]:
+    """The policy and card of a file, checked for damage (not yet against any rules)."""
+    p = resolve_path(path)
+    tensors, card = read_tensors(p, FORMAT, f"checkpoint {str(p)!r}", "a pitch card", "`pitch train`",
+                                 "Re-export or re-download it.")
     where = f"checkpoint {str(p)!r}"
     check_card(card, where)
     layers = check_tensors(tensors, card["network"]["shape"], where)
@@ -108,7 +116,7 @@ def read_policy(path: str | Path) -> tuple[PolicyMLP, dict]:
     return policy, card
 
 
-_FIX = "the file is inconsistent (crafted or written by another program); re-export it from its training run"
+INCONSISTENT = "the file is inconsistent (crafted or written by another program); re-export it from its training run"
 
 
 _repr = reprlib.Repr()  # bounded: a crafted card may hold huge or deeply nested values
@@ -137,9 +145,9 @@ def check_card(card: dict, where: str) -> None:
     """Every field of the card that loading reads, with its type and a known value; CheckpointError otherwise."""
     def need(obj, key, ok, what, at):
         if not isinstance(obj, dict) or key not in obj:
-            raise CheckpointError(f"{where}: its card lacks {at}{key}; {_FIX}")
+            raise CheckpointError(f"{where}: its card lacks {at}{key}; {INCONSISTENT}")
         if not ok(obj[key]):
-            raise CheckpointError(f"{where}: its card's {at}{key} is {brief(obj[key])}, expected {what}; {_FIX}")
+            raise CheckpointError(f"{where}: its card's {at}{key} is {brief(obj[key])}, expected {what}; {INCONSISTENT}")
         return obj[key]
 
     def section(key):
@@ -150,7 +158,7 @@ def check_card(card: dict, where: str) -> None:
     for key, value in rules.items():
         if not (value is None or isinstance(value, (str, int, float))):
             raise CheckpointError(f"{where}: its card's rules.{brief(key)} is {brief(value)}, expected one value; "
-                                  f"{_FIX}")
+                                  f"{INCONSISTENT}")
     need(rules, "num_players", _is_int, "an integer", "rules.")
     obs = section("observation")
     need(obs, "layout_version", _is_int, "an integer", "observation.")
@@ -168,25 +176,25 @@ def check_card(card: dict, where: str) -> None:
          "network.")
     need(card, "training_steps", lambda v: _is_int(v) and v >= 0, "a count of steps", "")
     if not isinstance(card.get("config", {}), dict):
-        raise CheckpointError(f"{where}: its card's config is {brief(card['config'])}, expected an object; {_FIX}")
+        raise CheckpointError(f"{where}: its card's config is {brief(card['config'])}, expected an object; {INCONSISTENT}")
     inputs = obs["size"] + hint_size(hint, actions)
     if shape[0] != inputs or shape[-1] != actions:
         raise CheckpointError(f"{where}: its network shape {shape} does not fit its own card (observation "
-                              f"{obs['size']} + {hint!r} hint = {inputs} inputs, {actions} actions); {_FIX}")
+                              f"{obs['size']} + {hint!r} hint = {inputs} inputs, {actions} actions); {INCONSISTENT}")
 
 
 def check_tensors(tensors: dict, shape: list[int], where: str) -> list[tuple[np.ndarray, np.ndarray]]:
     """The (weight, bias) layers of ``shape``: exactly the tensors it needs, float32, the right shapes, finite."""
     if not tensors:
-        raise CheckpointError(f"{where} holds no tensors; {_FIX}")
+        raise CheckpointError(f"{where} holds no tensors; {INCONSISTENT}")
     names = [f"layer{i}.{part}" for i in range(len(shape) - 1) for part in ("weight", "bias")]
     missing = [n for n in names if n not in tensors]
     if missing:
         raise CheckpointError(f"{where} lacks tensor {missing[0]} (its card's network {shape} needs {len(names)}); "
-                              f"{_FIX}")
+                              f"{INCONSISTENT}")
     extra = sorted(set(tensors) - set(names))
     if extra:
-        raise CheckpointError(f"{where} holds tensor {brief(extra[0])}, which a {shape} network does not have; {_FIX}")
+        raise CheckpointError(f"{where} holds tensor {brief(extra[0])}, which a {shape} network does not have; {INCONSISTENT}")
     layers = []
     for i in range(len(shape) - 1):
         w, b = tensors[f"layer{i}.weight"], tensors[f"layer{i}.bias"]
@@ -194,10 +202,10 @@ def check_tensors(tensors: dict, shape: list[int], where: str) -> list[tuple[np.
                               (f"layer{i}.bias", b, (shape[i + 1],))):
             if t.dtype != np.float32:
                 raise CheckpointError(f"{where}: tensor {name} holds {t.dtype} values; a pitch policy stores float32; "
-                                      f"{_FIX}")
+                                      f"{INCONSISTENT}")
             if t.shape != want:
                 raise CheckpointError(f"{where}: tensor {name} has shape {list(t.shape)}, but the card's network "
-                                      f"{shape} needs {list(want)}; {_FIX}")
+                                      f"{shape} needs {list(want)}; {INCONSISTENT}")
             if not np.isfinite(t).all():
                 raise CheckpointError(f"{where}: tensor {name} holds NaN or infinite weights (training diverged, or "
                                       f"the file was altered); export an earlier checkpoint of the run")

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
-from pitch_env.files import atomic_write, json_object
+from pitch_env.files import atomic_write
 
-from .file import _FIX, CheckpointError, _digest, brief, check_tensors
+from .file import INCONSISTENT, CheckpointError, brief, check_tensors, read_tensors, tensors_digest
 from .network import PolicyMLP
 
 FORMAT = "pitch-game-value/1"
@@ -103,39 +103,27 @@ def save_game_value(path: str | Path, value: GameValue, info: dict) -> None:
     for i, (w, b) in enumerate(value.net.layers):
         tensors[f"layer{i}.weight"], tensors[f"layer{i}.bias"] = w, b
     card = {"format": FORMAT, "variant": value.rules.variant, "rules": value.rules.as_dict(),
-            "network": {"shape": value.shape}, "info": info, "sha256": _digest(tensors)}
+            "network": {"shape": value.shape}, "info": info, "sha256": tensors_digest(tensors)}
     atomic_write(path, lambda tmp: save_file(tensors, tmp, metadata={"pitch_card": json.dumps(card)}))
 
 
 def load_game_value(path: str | Path, rules) -> GameValue:
     """The game value at ``path``, checked for damage and against ``rules``; CheckpointError otherwise."""
-    from safetensors import safe_open
-
     p = Path(path)
     where = f"game value {str(p)!r}"
     if not p.is_file():
         raise CheckpointError(f"{where} not found: fit one with `pitch exit` (leaf: game) or train/game_value.py")
-    try:
-        with safe_open(str(p), framework="numpy") as f:
-            meta = f.metadata() or {}
-            tensors = {k: f.get_tensor(k) for k in f.keys()}
-    except Exception as e:  # safetensors raises its own error types for a bad header or a short file
-        raise CheckpointError(f"{where} is damaged or not a safetensors file (truncated or corrupted?): {e}. "
-                              f"Delete it and fit it again.") from None
-    if "pitch_card" not in meta:
-        raise CheckpointError(f"{where} has no pitch card in its metadata: it was not written by pitch-rl ({FORMAT})")
-    card = json_object(meta["pitch_card"], FORMAT, f"{where}: its card", "a game value card", CheckpointError)
-    if _digest(tensors) != card.get("sha256"):
-        raise CheckpointError(f"{where} is corrupted: its weights do not match the checksum in its card")
+    tensors, card = read_tensors(p, FORMAT, where, "a game value card", "pitch-rl", "Delete it and fit it again.")
     if card.get("variant") != rules.variant or card.get("rules") != rules.as_dict():
         raise CheckpointError(f"{where} was fitted for other rules ({brief(card.get('variant'))}); fit one for "
                               f"{rules.variant!r} with these options")
     shape = (card.get("network") or {}).get("shape") if isinstance(card.get("network"), dict) else None
     if not (isinstance(shape, list) and len(shape) >= 2 and all(isinstance(v, int) and not isinstance(v, bool)
                                                                  and 0 < v <= 4096 for v in shape)):
-        raise CheckpointError(f"{where}: its card's network.shape is {brief(shape)}, expected a list of sizes; {_FIX}")
+        raise CheckpointError(f"{where}: its card's network.shape is {brief(shape)}, expected a list of sizes; "
+                              f"{INCONSISTENT}")
     if shape[0] != feature_size(rules) or shape[-1] != 1:
         raise CheckpointError(f"{where}: its network {shape} does not read this game's {feature_size(rules)} "
-                              f"features into one output; {_FIX}")
+                              f"features into one output; {INCONSISTENT}")
     info = card.get("info")
     return GameValue(rules, check_tensors(tensors, shape, where), info if isinstance(info, dict) else {})

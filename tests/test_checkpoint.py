@@ -15,7 +15,7 @@ import pitch_env
 from pitch_env.actions import ActionLayout
 from pitch_env.observer import LAYOUT_VERSION, Observer
 from pitch_policy import CheckpointError, PolicyMLP, load_policy, make_card, read_policy, save_policy
-from pitch_policy.file import _digest
+from pitch_policy.file import tensors_digest
 
 
 def write_policy(path, variant="setback", layout_version=LAYOUT_VERSION, **options):
@@ -137,7 +137,7 @@ def crafted(path, change_tensors=None, change_card=None, card_json=None):
         change_tensors(tensors)
     if change_card:
         change_card(card)
-    card = dict(card, sha256=_digest(tensors)) if isinstance(card, dict) else card
+    card = dict(card, sha256=tensors_digest(tensors)) if isinstance(card, dict) else card
     save_file(tensors, str(path), metadata={"pitch_card": card_json or json.dumps(card)})
     return path
 

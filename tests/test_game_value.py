@@ -99,9 +99,9 @@ def test_the_file_reads_back_exactly_and_damaged_or_foreign_files_are_refused_in
     meta = {"format": "pitch-game-value/1", "variant": "auction", "rules": AUCTION.as_dict(),
             "network": {"shape": [3, 1]}}
     tensors = {"layer0.weight": np.zeros((1, 3), np.float32), "layer0.bias": np.zeros(1, np.float32)}
-    from pitch_policy.file import _digest
+    from pitch_policy.file import tensors_digest
 
-    meta["sha256"] = _digest(tensors)
+    meta["sha256"] = tensors_digest(tensors)
     save_file(tensors, str(tmp_path / "crafted.safetensors"), metadata={"pitch_card": json.dumps(meta)})
     with pytest.raises(CheckpointError, match="does not read this game"):
         load_game_value(tmp_path / "crafted.safetensors", AUCTION)
