@@ -147,7 +147,8 @@ def check_card(card: dict, where: str) -> None:
         if not isinstance(obj, dict) or key not in obj:
             raise CheckpointError(f"{where}: its card lacks {at}{key}; {INCONSISTENT}")
         if not ok(obj[key]):
-            raise CheckpointError(f"{where}: its card's {at}{key} is {brief(obj[key])}, expected {what}; {INCONSISTENT}")
+            raise CheckpointError(f"{where}: its card's {at}{key} is {brief(obj[key])}, expected {what}; "
+                                  f"{INCONSISTENT}")
         return obj[key]
 
     def section(key):
@@ -176,7 +177,8 @@ def check_card(card: dict, where: str) -> None:
          "network.")
     need(card, "training_steps", lambda v: _is_int(v) and v >= 0, "a count of steps", "")
     if not isinstance(card.get("config", {}), dict):
-        raise CheckpointError(f"{where}: its card's config is {brief(card['config'])}, expected an object; {INCONSISTENT}")
+        raise CheckpointError(f"{where}: its card's config is {brief(card['config'])}, expected an object; "
+                              f"{INCONSISTENT}")
     inputs = obs["size"] + hint_size(hint, actions)
     if shape[0] != inputs or shape[-1] != actions:
         raise CheckpointError(f"{where}: its network shape {shape} does not fit its own card (observation "
@@ -194,7 +196,8 @@ def check_tensors(tensors: dict, shape: list[int], where: str) -> list[tuple[np.
                               f"{INCONSISTENT}")
     extra = sorted(set(tensors) - set(names))
     if extra:
-        raise CheckpointError(f"{where} holds tensor {brief(extra[0])}, which a {shape} network does not have; {INCONSISTENT}")
+        raise CheckpointError(f"{where} holds tensor {brief(extra[0])}, which a {shape} network does not have; "
+                              f"{INCONSISTENT}")
     layers = []
     for i in range(len(shape) - 1):
         w, b = tensors[f"layer{i}.weight"], tensors[f"layer{i}.bias"]

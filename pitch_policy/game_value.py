@@ -20,7 +20,7 @@ import numpy as np
 
 from pitch_env.files import atomic_write
 
-from .file import INCONSISTENT, CheckpointError, brief, check_tensors, read_tensors, tensors_digest
+from .file import INCONSISTENT, CheckpointError, brief, check_tensors, read_tensors, tensors_digest, tensors_of
 from .network import PolicyMLP
 
 FORMAT = "pitch-game-value/1"
@@ -65,10 +65,6 @@ class GameValue:
         self.net = PolicyMLP(layers, "relu")
         self.info = info or {}  # how it was fitted (its file's card), for a model card
 
-    @property
-    def shape(self) -> list[int]:
-        return [self.net.layers[0][0].shape[1]] + [w.shape[0] for w, _ in self.net.layers]
-
     def chance(self, scores, dealer, hands, sides) -> np.ndarray:
         """Each row's chance of winning, in (0, 1) (``features``' arguments)."""
         z = self.net.logits(features(self.rules, scores, dealer, hands, sides))[:, 0]
@@ -80,17 +76,19 @@ class GameValue:
         start. A search's world (engine ``world_rules``) stops after its hand: it counts as the next hand
         the real game would deal (the next dealer, one hand more)."""
         out = np.zeros(len(games))
-        rows, scores, dealer, hands = [], [], [], []
+        rows, starts = [], []  # the games still to be won, and the (scores, dealer, hands) of their next hand
         n, limit = self.rules.num_players, self.rules.max_hands
         for k, g in enumerate(games):
             if g.winner is not None:
                 out[k] = float(g.winner == sides[k])
-            elif not g.truncated:  # a new hand dealt (a real game) or still running
-                rows.append(k), scores.append(g.scores), dealer.append(g.dealer), hands.append(g.hand_number)
+            elif not g.truncated:  # a real game: its next hand is dealt
+                rows.append(k)
+                starts.append((g.scores, g.dealer, g.hand_number))
             elif g.hand_number < limit:  # a world cut off after its hand
-                rows.append(k), scores.append(g.scores), dealer.append((g.dealer + 1) % n)
-                hands.append(g.hand_number + 1)
+                rows.append(k)
+                starts.append((g.scores, (g.dealer + 1) % n, g.hand_number + 1))
         if rows:
+            scores, dealer, hands = zip(*starts)
             out[rows] = self.chance(scores, dealer, hands, [sides[k] for k in rows])
         return out
 
@@ -99,11 +97,9 @@ def save_game_value(path: str | Path, value: GameValue, info: dict) -> None:
     """Write the network and a card (its rules, shape and ``info``: how it was fitted), atomically."""
     from safetensors.numpy import save_file
 
-    tensors = {}
-    for i, (w, b) in enumerate(value.net.layers):
-        tensors[f"layer{i}.weight"], tensors[f"layer{i}.bias"] = w, b
+    tensors = tensors_of(value.net)
     card = {"format": FORMAT, "variant": value.rules.variant, "rules": value.rules.as_dict(),
-            "network": {"shape": value.shape}, "info": info, "sha256": tensors_digest(tensors)}
+            "network": {"shape": value.net.shape}, "info": info, "sha256": tensors_digest(tensors)}
     atomic_write(path, lambda tmp: save_file(tensors, tmp, metadata={"pitch_card": json.dumps(card)}))
 
 

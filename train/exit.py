@@ -238,10 +238,8 @@ def _value_task(cfg_dict: dict, chunks: list[dict], seed: int):
 
     cfg = ExitConfig(**cfg_dict)
     torch.set_num_threads(cfg.torch_threads)
-    offset = 0
-    for c in chunks:  # games are numbered per chunk: make them distinct for the held-out split
-        c["game"] = c["game"] + offset
-        offset = int(c["game"].max()) + 1 if len(c["game"]) else offset
+    for j, c in enumerate(chunks):  # each chunk numbers its games from 0: number them across the run
+        c["game"] = c["game"] + j * VALUE_CHUNK
     data = {key: np.concatenate([c[key] for c in chunks]) for key in chunks[0]}
     value, stats = fit_game_value(cfg.resolved_rules(), data, seed)
     return value.net.layers, stats

@@ -224,11 +224,11 @@ def write_exit_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: in
     if cfg.leaf == "game":
         from pitch_policy.game_value import FILE, load_game_value
 
-        fitted = load_game_value(run / FILE, rules).info
-        wall += float(fitted.get("wall_s", 0.0))
+        fit_s = float(load_game_value(run / FILE, rules).info.get("wall_s", 0.0))
+        wall += fit_s
         leaf = (f"; each world scored by the chance of winning the game its hand leaves (a game value fitted "
-                f"to {cfg.leaf_games:,} self-play games of the start network, "
-                f"{float(fitted.get('wall_s', 0.0)) / 60:.1f} min, train/game_value.py), not by the hand's points")
+                f"to {cfg.leaf_games:,} self-play games of the start network, {fit_s / 60:.1f} min, "
+                f"train/game_value.py), not by the hand's points")
     kept = sum(1 for r in rows_g if r["kept"])
     teachers = ", then ".join(f"`pimcnet:{s.worlds}`" + (f" (generations {s.first}–{s.last})" if s.last > s.first
                                                           else f" (generation {s.first})") for s in stages(cfg))
