@@ -64,8 +64,22 @@ def trumps_above_jack(deck: int, off_jack: bool, suit: int) -> int:
 TENS = mask_of(s * 13 + TEN for s in range(4))
 
 
+_FOUR_POINT: dict = {}  # _four_point's estimates, by what they read (a search's worlds ask for the same ones often)
+
+
 def _expected_four_point(rules: Rules, hand: int, suit: int) -> float:
     table = trump_table(suit, rules.deck, rules.off_jack)
+    hand &= table.trump_mask | TENS  # all the estimate reads of a hand
+    key = (rules.deck, rules.off_jack, rules.low_to, rules.num_players, rules.num_sides, rules.hand_size, suit, hand)
+    e = _FOUR_POINT.get(key)
+    if e is None:
+        if len(_FOUR_POINT) >= 1 << 20:
+            _FOUR_POINT.clear()
+        e = _FOUR_POINT[key] = _four_point(rules, hand, suit, table)
+    return e
+
+
+def _four_point(rules: Rules, hand: int, suit: int, table) -> float:
     mine = hand & table.trump_mask
     if not mine:
         return 0.0

@@ -169,3 +169,12 @@ def test_playing_on_a_clone_leaves_the_original_unchanged(setup, stop):
 def test_same_seed_same_game(setup):
     a, b = random_play(*setup), random_play(*setup)
     assert game_record(a) == game_record(b)
+
+
+@given(st.integers(0, (1 << 54) - 1))
+def test_cards_in_lists_every_set_bit_lowest_first(mask):
+    from pitch_env.cards import cards_in, mask_of
+
+    cards = cards_in(mask)
+    assert cards == [c for c in range(54) if mask >> c & 1]
+    assert mask_of(cards) == mask
