@@ -19,7 +19,8 @@ from pitch_env.engine import BID, DECLARE, DISCARD, PLAY, STOCK
 from pitch_env.rules import EXCHANGE_HAND_SIZE
 from pitch_env.scoring import SHOOT
 
-from . import bidding
+from .bidding import (BID_MARGIN, DANGER, PITCHER_ONLY_MARGIN, TEN_POINT_OFFSET, TENS, odds, ten_point_table,
+                      trumps_above_jack)
 from .cardplay import play_tables
 
 MAX_POINT_CARDS = 16
@@ -43,18 +44,18 @@ class BatchHeuristic:
         self.PC = np.zeros((4, MAX_POINT_CARDS, 4), np.uint64)
         self.NPC = np.zeros(4, np.int64)
         for s in range(4):
-            trumps, top4, cards = bidding.ten_point_table(rules, s)
-            self.BM[s] = (int(c.suit_masks[s, s]), bidding.trumps_above_jack(rules.deck, rules.off_jack, s), top4)
+            trumps, top4, cards = ten_point_table(rules, s)
+            self.BM[s] = (int(c.suit_masks[s, s]), trumps_above_jack(rules.deck, rules.off_jack, s), top4)
             self.NPC[s] = len(cards)
             for k, (b, value, higher, high) in enumerate(cards):
                 self.PC[s, k] = (b, value, higher, int(high))
-        p_opp, p_partner = bidding.odds(rules)
-        margin = bidding.BID_MARGIN + (bidding.PITCHER_ONLY_MARGIN if rules.win_rule == "pitcher_only" else 0.0)
+        p_opp, p_partner = odds(rules)
+        margin = BID_MARGIN + (PITCHER_ONLY_MARGIN if rules.win_rule == "pitcher_only" else 0.0)
         self.BF = np.array([p_opp, p_partner, margin, rules.max_hand_points - 0.2, 1.0 / rules.num_sides],
                            np.float64)
-        self.BI = np.array([rules.target_score - bidding.DANGER, int(rules.low_to == "holder"),
+        self.BI = np.array([rules.target_score - DANGER, int(rules.low_to == "holder"),
                             int(rules.made_scores == "bid"), int(rules.trump_by == "first_lead"),
-                            int(bidding.TENS)], np.int64)
+                            int(TENS)], np.int64)
         self.out = np.zeros(engine.num_games, np.int64)
 
     def actions(self, games=None) -> np.ndarray:
@@ -188,7 +189,7 @@ def _expected_ten_point(hand, s, U, BM, PC, NPC):
     draws = max(0, EXCHANGE_HAND_SIZE - mine)
     share = min(0.8, 0.3 + 0.08 * top_mine + 0.03 * mine + 0.01 * draws)
     e += (total - held) * share
-    return e + bidding.TEN_POINT_OFFSET
+    return e + TEN_POINT_OFFSET
 
 
 @njit(cache=True)

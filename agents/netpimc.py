@@ -4,9 +4,14 @@ with the policy at PATH instead of the heuristic everywhere the heuristic stood 
 At every bid, trump declaration and card play with a choice, N worlds are sampled consistently with
 the seat's InfoState (agents/worlds.py). In each world every legal action is taken and the hand is
 played out with the network at every seat, greedily, all the worlds' and actions' games stepped
-together so that one forward pass per move covers them all. An action's outcome in a world is what
-``playout`` scores (agents/rollout.py ``hand_value``), or, given a game value (``leaf``,
-pitch_policy/game_value.py), the side's chance of winning the game from where the hand leaves it.
+together so that one forward pass per move covers them all. The worlds are played on the batched
+engine (pitch_env/batch: each world dealt its sampled cards, the hand's public actions replayed,
+``NetRollouts.worlds``), or, in a stock game, whose hidden discards a replay cannot give, on the
+reference engine (``Game.from_info_state``, ``NetRollouts.playout``); both give the same outcomes
+(tests/test_exit.py), the batched one in less time (docs/benchmarks.md). An action's outcome in a
+world is what ``playout`` scores (agents/rollout.py ``hand_value``), or, given a game value
+(``leaf``, pitch_policy/game_value.py), the side's chance of winning the game from where the hand
+leaves it.
 The network's own choice is kept unless another action's mean outcome beats it by more than
 ``switch_z`` standard errors of their paired difference, so the search only leaves the network
 where the worlds clearly say it should. The stock decision and discards are the network's.
@@ -26,7 +31,9 @@ import torch
 
 from pitch_env.actions import ActionLayout
 from pitch_policy.canonical import BatchCanonical
-from pitch_env.engine import BID, DECLARE, OVER, PLAY, Game
+from pitch_env.batch import kernels as K
+from pitch_env.engine import BID, DECLARE, OVER, PASS, PLAY, Game
+from pitch_env.scoring import SHOOT
 from pitch_env.observer import LiveTable, Observer
 from pitch_policy import BatchMLP, load_policy
 from pitch_policy import batch_policy_input, policy_input
@@ -43,13 +50,21 @@ SEARCHED = (BID, DECLARE, PLAY)
 class NetRollouts:
     """A policy network (pitch_policy/network.py ``PolicyMLP``) run on many engine games at once."""
 
-    def __init__(self, policy, rules, leaf=None):
+    def __init__(self, policy, rules, leaf=None, batched: bool | None = None):
         self.leaf = leaf  # a GameValue: value a hand by the game it leaves (else by hand_value)
+        self.rules = rules
         self.observer = Observer(rules)
-        self.A = ActionLayout(rules).size
+        self.layout = ActionLayout(rules)
+        self.A = self.layout.size
         self.canon = None if policy.transform is None else BatchCanonical(policy.transform)
         self.hint = policy.hint == "heuristic"
         self.net = BatchMLP(policy.layers, policy.activation)
+        # a search's worlds played on the batched engine (``worlds``), except in stock games, whose
+        # worlds hold private discards and draws that a replay of the hand's public actions cannot give
+        self.batched = not rules.uses_stock if batched is None else batched
+        if self.batched and rules.uses_stock:
+            raise ValueError("the batched worlds need rules without the stock exchange")
+        self._engine = self._heuristic = None
 
     def greedy(self, games: list[Game], lives: list[LiveTable]) -> np.ndarray:
         """The network's most likely legal action (a real action) for the seat to move of each game."""
@@ -84,6 +99,96 @@ class NetRollouts:
             return self.leaf.of_games(games, sides).tolist()
         return [hand_value(g, side, b) for g, side, b in zip(games, sides, before)]
 
+    def worlds(self, v, hands: list[list[int]], legal: list[int]) -> np.ndarray:
+        """Outcomes ``[len(legal), len(hands)]`` for the seat to move at InfoState ``v``: in each world
+        (``hands``: every seat's hidden cards, as agents/worlds.py samples them) every legal action taken
+        and the hand played out by the network at every seat, greedily, as ``playout`` would score the
+        same games, on the batched engine (pitch_env/batch): each world is dealt its seats' cards of this
+        hand, the hand's public actions so far are replayed, and all worlds and actions step together."""
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            return self._worlds(v, hands, legal)
+        finally:
+            torch.set_num_threads(threads)
+
+    def _worlds(self, v, hands: list[list[int]], legal: list[int]) -> np.ndarray:
+        W, L = len(hands), len(legal)
+        e = self._batch(W * L)
+        rows = np.arange(W * L)
+        e.load_hands(rows, v.hand_number, v.dealer, v.scores, np.repeat(self._decks(v, hands), L, 0))
+        for a in hand_actions(v, self.layout):  # the same public actions in every world
+            self._step(e, np.full(W * L, a, np.int64), observe=False)
+        self._step(e, np.tile(np.asarray(legal, np.int64), W))
+        ends = np.empty((W * L, 4 + self.rules.num_sides), np.int64)  # winner, truncated, dealer, hand, scores
+        live = rows
+        while True:
+            ended = e.I[live, K.HAND_END] == 1
+            if ended.any():
+                done = live[ended]
+                ends[done] = np.concatenate([e.I[done][:, [K.WINNER, K.TRUNC, K.DEALER, K.HAND]], e.scores[done]], 1)
+                e.I[done, K.PHASE] = OVER  # each world is played to the end of its hand only
+                live = live[~ended]
+            if not live.size:
+                return self._hand_outcomes(ends, self.rules.side_of(v.seat), v.scores).reshape(W, L).T
+            actions = np.zeros(W * L, np.int64)
+            actions[live] = self._greedy_rows(e, live)
+            self._step(e, actions, live)
+
+    def _batch(self, rows: int):
+        from pitch_env.batch import BatchEngine
+
+        from .batch_heuristic import BatchHeuristic
+
+        if self._engine is None or self._engine.num_games < rows:
+            self._engine = BatchEngine(self.rules, max(rows, 2 * (self._engine.num_games if self._engine else 32)))
+            self._heuristic = BatchHeuristic(self._engine) if self.hint else None
+        return self._engine
+
+    def _decks(self, v, hands: list[list[int]]) -> np.ndarray:
+        """Each world's cards of this hand in dealing order: every seat's hand as it was dealt (its cards
+        now and those it has played), packets from the dealer's left, then the deck's other cards."""
+        r = self.rules
+        n, W = r.num_players, len(hands)
+        seats = [(v.dealer + 1 + i) % n for i in range(n)]
+        dealt = np.array([[held[s] | v.played_by[s] for s in seats] for held in hands], np.uint64)
+        bits = (dealt[:, :, None] >> np.arange(r.deck, dtype=np.uint64)) & np.uint64(1) == 1  # [world, packet, card]
+        cards = np.nonzero(bits.reshape(W, -1))[1].reshape(W, -1) % r.deck  # packet by packet, each in card order
+        rest = np.nonzero(~bits.any(1))[1].reshape(W, -1)
+        return np.concatenate([cards, rest], 1)
+
+    def _step(self, e, actions: np.ndarray, live: np.ndarray | None = None, observe: bool = True) -> None:
+        """One move in each of the engine's first ``len(actions)`` games not over (``live``: those games;
+        None: all), refused if any of them is illegal: a world that contradicts the hand's public actions."""
+        rows = np.arange(len(actions)) if live is None else live
+        legal = e.mask[rows, actions[rows]] == 1
+        if not legal.all():
+            bad = int(rows[np.argmin(legal)])
+            raise ValueError(f"world {bad}: action {self.layout.name(int(actions[bad]))!r} is not legal there")
+        e.step(actions, observe)
+
+    def _greedy_rows(self, e, rows: np.ndarray) -> np.ndarray:
+        hints = self._heuristic.actions(rows) if self.hint else None
+        x, m, ids = batch_policy_input(e.obs[rows], e.mask[rows].astype(bool), self.canon, hints)
+        a = np.where(m, self.net(x), -np.inf).argmax(1)
+        return a if ids is None else self.canon.act_src[ids, a]
+
+    def _hand_outcomes(self, ends: np.ndarray, side: int, before) -> np.ndarray:
+        """What each world's hand was worth to ``side``, from the game as the hand left it (``ends``: winner
+        or -1, truncated, the next hand's dealer and number, the scores): ``hand_value``'s points or, with a
+        ``leaf``, the chance of winning (``GameValue.of_games`` for a game that deals on)."""
+        winner, truncated, dealer, hand, scores = ends[:, 0], ends[:, 1] == 1, ends[:, 2], ends[:, 3], ends[:, 4:]
+        if self.leaf is not None:
+            out = (winner == side).astype(np.float64)
+            on = (winner < 0) & ~truncated  # a next hand was dealt: the chance from its start
+            if on.any():
+                out[on] = self.leaf.chance(scores[on], dealer[on], hand[on], np.full(int(on.sum()), side))
+            return out
+        change = scores - np.asarray(before, np.int64)
+        others = np.delete(change, side, 1).max(1)
+        won = np.where(winner < 0, 0, np.where(winner == side, 1, -1))
+        return (change[:, side] - others + won * 2 * self.rules.max_hand_points).astype(np.float64)
+
     def table(self, game: Game) -> LiveTable:
         t = LiveTable(self.observer)
         t.sync(game)
@@ -107,6 +212,17 @@ class NetRollouts:
         return going, ended
 
 
+def hand_actions(v, layout: ActionLayout) -> list[int]:
+    """The actions of ``v``'s hand so far, in order, all public in a game without the stock exchange: the
+    bids, the trump declared (if the rules declare it), then the cards played."""
+    out = [0 if b == PASS else layout.shoot if b == SHOOT else layout.bid_index[b] for _, b in v.bids]
+    if v.trump is not None and layout.trump_base >= 0:
+        out.append(layout.trump_base + v.trump)
+    for _, plays, _ in v.tricks:
+        out += [layout.play_base + c for _, c in plays]
+    return out + [layout.play_base + c for _, c in v.trick]
+
+
 @dataclass
 class Decision:
     """One decision of the search: its action, the network's own choice, what the network read
@@ -124,9 +240,10 @@ class Decision:
 class NetSearch:
     """The search itself, on an InfoState: what ``pimcnet`` plays and expert iteration's teacher."""
 
-    def __init__(self, policy, rules, worlds: int, rng, switch_z: float = SWITCH_Z, leaf=None):
+    def __init__(self, policy, rules, worlds: int, rng, switch_z: float = SWITCH_Z, leaf=None,
+                 batched: bool | None = None):
         self.policy, self.rules, self.worlds, self.rng, self.switch_z = policy, rules, worlds, rng, switch_z
-        self.rollouts = NetRollouts(policy, rules, leaf)
+        self.rollouts = NetRollouts(policy, rules, leaf, batched)
         self.layout = ActionLayout(rules)
 
     def decide(self, obs: np.ndarray, mask: np.ndarray, v) -> Decision:
@@ -144,6 +261,8 @@ class NetSearch:
     def outcomes(self, v, legal: list[int]) -> np.ndarray:
         """Rollout outcomes, ``[len(legal), worlds]``: every legal action in every sampled world."""
         voids = void_masks(v)
+        if self.rollouts.batched:
+            return self.rollouts.worlds(v, [sample_world(self.rng, v, voids)[0] for _ in range(self.worlds)], legal)
         side = self.rules.side_of(v.seat)
         games = []
         for _ in range(self.worlds):

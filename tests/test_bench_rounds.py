@@ -1,4 +1,4 @@
-"""bench/rounds.py: the side-by-side rounds every speed bench prints."""
+"""bench/rounds.py: the side-by-side rounds every speed bench prints; bench/search_speed.py, one of them."""
 
 from bench.rounds import alternate, median_table
 
@@ -24,3 +24,12 @@ def test_the_table_gives_each_kind_its_ratio_to_the_baseline():
     table = median_table({"ref": 2000.0, "new": 5000.0}, "ref", "games", "steps/s", 3, base_name="reference")
     assert table.splitlines() == ["| games | steps/s (median of 3) | vs reference |", "|---|---|---|",
                                   "| ref | 2,000 | 1.00× |", "| new | 5,000 | 2.50× |"]
+
+
+def test_the_search_bench_times_both_world_holders_on_the_same_decisions(capsys):
+    from bench.search_speed import main
+
+    main(["--variant", "auction", "--checkpoint", "checkpoints/auction", "--worlds", "1", "--games", "1",
+          "--rounds", "1"])
+    out = capsys.readouterr().out
+    assert "| reference engine |" in out and "| batched engine |" in out  # and their outcomes were equal

@@ -72,6 +72,68 @@ def test_batched_rollouts_play_as_the_policy_plays_one_decision_at_a_time(varian
     assert net.playout([g.clone() for g in games], sides) == expected
 
 
+def _random_policy(rules, seed: int, hint: str = "none"):
+    from pitch_policy import PolicyMLP
+    from pitch_policy.inputs import input_size
+
+    rng = np.random.default_rng(seed)
+    sizes = [input_size(rules, hint), 32, ActionLayout(rules).size]
+    return PolicyMLP([(rng.normal(size=(b, a)).astype(np.float32), rng.normal(size=b).astype(np.float32))
+                      for a, b in zip(sizes, sizes[1:])], "relu", hint=hint)
+
+
+BATCHED_RULES = [  # (variant, options, the shipped policy or None for a random network of the rules)
+    ("setback", {}, SHIPPED["setback"]),
+    ("auction", {}, SHIPPED["auction"]),  # reads the heuristic's hint
+    ("setback", {"num_players": 3, "trump_by": "declare", "shoot": "moon", "bid_ends_auction": "shoot"}, None),
+    ("auction", {"num_players": 5, "all_pass": "redeal", "follow": "any", "made_scores": "bid"}, None),
+    ("setback", {"num_players": 2, "deck": 54, "trump_by": "declare", "shoot": "dealer_double",
+                 "low_to": "capturer", "scoring": "ten_point", "target_score": 21}, None),
+]
+
+
+@pytest.mark.parametrize("variant,options,path", BATCHED_RULES)
+@pytest.mark.parametrize("leaf", ["hand", "game"])
+def test_worlds_on_the_batched_engine_score_as_the_reference_engines(variant, options, path, leaf):
+    """Every searched decision of random games: the batched engine's worlds (dealt, the hand replayed, all
+    worlds and actions stepped together) give the very outcomes of the reference engine's worlds
+    (``Game.from_info_state``, played out by ``playout``), same worlds, same network, hand or game leaf."""
+    from pitch_policy.game_value import GameValue, feature_size
+
+    rules = pitch_env.rules(variant, **options)
+    policy = load_policy(path, rules)[0] if path else _random_policy(rules, len(options), "heuristic" if
+                                                                       len(options) % 2 else "none")
+    value = None
+    if leaf == "game":
+        rng = np.random.default_rng(1)
+        value = GameValue(rules, [(rng.normal(size=(16, feature_size(rules))).astype(np.float32),
+                                   np.zeros(16, np.float32)), (rng.normal(size=(1, 16)).astype(np.float32),
+                                                               np.zeros(1, np.float32))])
+    searches = [NetSearch(policy, rules, 3, random.Random(7), leaf=value, batched=b) for b in (False, True)]
+    assert not searches[0].rollouts.batched and searches[1].rollouts.batched
+    rng, compared, ended = random.Random(2), 0, 0
+    for seed in range(4):
+        g = Game(rules, seed=seed)
+        while g.phase != OVER and g.hand_number <= 3:
+            legal = g.legal_actions()
+            v = g.info_state(g.current_seat)
+            if len(legal) > 1 and v.phase in (0, 1, 4):
+                reference, batched = (s.outcomes(v, legal) for s in searches)
+                np.testing.assert_array_equal(batched, reference)
+                compared += 1
+                ended += int(batched.std() > 0)
+            g.apply(rng.choice(legal))
+    assert compared >= 40 and ended >= 10  # many decisions, and outcomes that tell actions or worlds apart
+
+
+def test_stock_games_keep_the_reference_worlds():
+    rules = pitch_env.rules("ten_point")
+    policy, _ = load_policy(SHIPPED["ten_point"], rules)
+    assert not NetRollouts(policy, rules).batched
+    with pytest.raises(ValueError, match="stock"):
+        NetRollouts(policy, rules, batched=True)
+
+
 @pytest.mark.parametrize("variant", sorted(SHIPPED))
 def test_pimcnet_plays_only_legal_actions_and_never_reads_the_hidden_game(variant):
     env = pitch_env.env(variant, illegal_action="raise", infoset=True)  # a checkpoint loads for its exact rules

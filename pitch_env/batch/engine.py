@@ -4,6 +4,8 @@
 ``mask`` (int8, the legal actions) and ``obs`` (float32, pitch_env/observer.py's vector for the seat to
 move) hold every game's next decision. A game that ends stays over until it is reset; ``deal`` gives any
 hand's cards again, which is how the reference engine (``Game(deals=...)``) replays what was played here.
+``load_hands`` deals given cards at a given score instead of a seed's shuffle: a search's sampled worlds
+(agents/netpimc.py).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import numpy as np
 from pitch_env.engine import OVER, first_dealer
 from pitch_env.rules import Rules
 from .kernels import (CHANGE, CUR, FIRST_DEALER, GAME_END, HAND, HAND_END, LOGLEN, MAX_CARDS, NI, NM, PHASE, SCORES,
-                      SEED, TRUNC, WINNER, dealt_to, reset_many, shuffle, step_all, step_game)
+                      SEED, TRUNC, WINNER, dealt_to, load_hands, reset_many, shuffle, step_all, step_game)
 from .tables import Compiled, check_cache, compile_rules
 
 
@@ -49,6 +51,17 @@ class BatchEngine:
         reset_many(games, seeds, dealers, self.I, self.M, self.T, self.U, self.obs, self.mask)
         if len(games) == self.num_games:
             self._log_bound = 0
+
+    def load_hands(self, games, hand: int, dealer: int, scores, decks: np.ndarray) -> None:
+        """Games ``games`` at the start of hand ``hand`` dealt by ``dealer`` with the sides' ``scores``, each
+        dealt ``decks[k]`` (its cards in dealing order, as ``deal`` gives them: the hands, then the rest)
+        rather than a seed's shuffle. Their logs start empty."""
+        games = np.asarray(games, np.int64)
+        decks = np.asarray(decks, np.int64).reshape(len(games), -1)
+        if decks.shape[1] < self.rules.deck:
+            raise ValueError(f"each deck needs the {self.rules.deck} cards in dealing order")
+        load_hands(games, int(hand), int(dealer), np.asarray(scores, np.int64), decks, self.I, self.M, self.T, self.U,
+                   self.obs, self.mask)
 
     def step(self, actions: np.ndarray, observe: bool = True) -> int:
         """Take ``actions[g]`` (legal: the caller checks) in every game not over; returns how many games ended."""

@@ -122,6 +122,15 @@ def _start_hand(g, I, M, T, U):
     I[g, HAND] += 1
     I[g, DEALER] = (I[g, DEALER] + 1) % n
     shuffle(I[g, SEED], I[g, HAND], p[P_DECK], I, g, DECK)
+    _deal(g, I, M, T, U)
+
+
+@njit(cache=True)
+def _deal(g, I, M, T, U):
+    """Hand ``I[g, HAND]`` dealt by ``I[g, DEALER]`` from the cards at ``DECK`` (dealing order): the hands
+    given, the hand's state cleared, the auction opened."""
+    p = T
+    n = p[P_N]
     hs = p[P_HAND_SIZE]
     for s in range(n):
         M[g, HANDS + s] = ZERO
@@ -610,6 +619,30 @@ def reset_many(games, seeds, dealers, I, M, T, U, obs, mask):
     for k in range(games.shape[0]):
         g = games[k]
         reset_game(g, seeds[k], dealers[k], I, M, T, U)
+        write_mask(g, I, M, T, U, mask)
+        write_obs(g, I, M, T, U, obs)
+
+
+@njit(cache=True)
+def load_hands(games, hand, dealer, scores, decks, I, M, T, U, obs, mask):
+    """Games ``games`` at the start of hand ``hand`` dealt by ``dealer``, the sides' ``scores`` standing, each
+    game's cards in dealing order given (``decks[k]``: the hands, then the rest) instead of shuffled from a
+    seed: a search's worlds, whose hidden hands were sampled. A world in mid-hand replays the hand's
+    actions from here."""
+    sides = T[P_SIDES]
+    for k in range(games.shape[0]):
+        g = games[k]
+        for j in range(NI):
+            I[g, j] = 0
+        I[g, WINNER] = -1
+        I[g, HAND] = hand
+        I[g, DEALER] = dealer
+        I[g, FIRST_DEALER] = (dealer - hand + 1) % T[P_N]
+        for s in range(sides):
+            I[g, SCORES + s] = scores[s]
+        for j in range(T[P_DECK]):
+            I[g, DECK + j] = decks[k, j]
+        _deal(g, I, M, T, U)
         write_mask(g, I, M, T, U, mask)
         write_obs(g, I, M, T, U, obs)
 
