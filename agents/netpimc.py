@@ -41,7 +41,7 @@ from pitch_policy import batch_policy_input, policy_input
 from .base import Agent
 from .heuristic import heuristic_action
 from .pimc import SWITCH_Z, paired
-from .rollout import hand_value, rollout_action
+from .rollout import hand_value, rollout_action, scores_value
 from .worlds import sample_world, void_masks
 
 SEARCHED = (BID, DECLARE, PLAY)
@@ -176,18 +176,12 @@ class NetRollouts:
     def _hand_outcomes(self, ends: np.ndarray, side: int, before) -> np.ndarray:
         """What each world's hand was worth to ``side``, from the game as the hand left it (``ends``: winner
         or -1, truncated, the next hand's dealer and number, the scores): ``hand_value``'s points or, with a
-        ``leaf``, the chance of winning (``GameValue.of_games`` for a game that deals on)."""
+        ``leaf``, its chance of winning (``GameValue.after_hand``)."""
         winner, truncated, dealer, hand, scores = ends[:, 0], ends[:, 1] == 1, ends[:, 2], ends[:, 3], ends[:, 4:]
         if self.leaf is not None:
-            out = (winner == side).astype(np.float64)
-            on = (winner < 0) & ~truncated  # a next hand was dealt: the chance from its start
-            if on.any():
-                out[on] = self.leaf.chance(scores[on], dealer[on], hand[on], np.full(int(on.sum()), side))
-            return out
-        change = scores - np.asarray(before, np.int64)
-        others = np.delete(change, side, 1).max(1)
-        won = np.where(winner < 0, 0, np.where(winner == side, 1, -1))
-        return (change[:, side] - others + won * 2 * self.rules.max_hand_points).astype(np.float64)
+            return self.leaf.after_hand(winner, truncated, scores, dealer, hand, np.full(len(ends), side))
+        return np.array([scores_value(self.rules, side, s, before, None if w < 0 else w)
+                         for s, w in zip(scores.tolist(), winner.tolist())])
 
     def table(self, game: Game) -> LiveTable:
         t = LiveTable(self.observer)

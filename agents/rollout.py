@@ -67,9 +67,14 @@ def playout(game: Game, side: int) -> float:
 def hand_value(game: Game, side: int, before: list[int]) -> float:
     """What a played-out hand was worth to ``side`` (search's outcome): its score change since
     ``before`` minus the best other side's, ± two hands' worth of points for a won or lost game."""
-    rules = game.rules
-    best_other = max(game.scores[s] - before[s] for s in range(rules.num_sides) if s != side)
-    value = game.scores[side] - before[side] - best_other
-    if game.winner is not None:
-        value += (1 if game.winner == side else -1) * 2 * rules.max_hand_points
+    return scores_value(game.rules, side, game.scores, before, game.winner)
+
+
+def scores_value(rules, side: int, scores, before, winner: int | None) -> float:
+    """``hand_value`` of a hand that left the sides at ``scores`` from ``before`` and the game to
+    ``winner`` (None: not won)."""
+    best_other = max(scores[s] - before[s] for s in range(rules.num_sides) if s != side)
+    value = scores[side] - before[side] - best_other
+    if winner is not None:
+        value += (1 if winner == side else -1) * 2 * rules.max_hand_points
     return value

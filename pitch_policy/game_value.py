@@ -71,25 +71,30 @@ class GameValue:
         return 1.0 / (1.0 + np.exp(-z.astype(np.float64)))
 
     def of_games(self, games, sides) -> np.ndarray:
-        """The chance of each engine Game's ``side`` from where the game stands after a hand: 1 or 0 once
-        it is won, 0 at the rules' hand limit (nobody wins), else the network's chance at the next hand's
-        start. A search's world (engine ``world_rules``) stops after its hand: it counts as the next hand
-        the real game would deal (the next dealer, one hand more)."""
-        out = np.zeros(len(games))
-        rows, starts = [], []  # the games still to be won, and the (scores, dealer, hands) of their next hand
+        """The chance of each engine Game's ``side`` from where the game stands after a hand (``after_hand``).
+        A search's world (engine ``world_rules``) stops after its hand: it counts as the next hand the real
+        game would deal (the next dealer, one hand more)."""
         n, limit = self.rules.num_players, self.rules.max_hands
-        for k, g in enumerate(games):
-            if g.winner is not None:
-                out[k] = float(g.winner == sides[k])
-            elif not g.truncated:  # a real game: its next hand is dealt
-                rows.append(k)
-                starts.append((g.scores, g.dealer, g.hand_number))
-            elif g.hand_number < limit:  # a world cut off after its hand
-                rows.append(k)
-                starts.append((g.scores, (g.dealer + 1) % n, g.hand_number + 1))
-        if rows:
-            scores, dealer, hands = zip(*starts)
-            out[rows] = self.chance(scores, dealer, hands, [sides[k] for k in rows])
+        rows = []  # (winner, at the hand limit, scores, the next hand's dealer and number)
+        for g in games:
+            winner = -1 if g.winner is None else g.winner
+            if not g.truncated:  # a real game: its next hand is dealt (or it is won)
+                rows.append((winner, False, g.scores, g.dealer, g.hand_number))
+            else:  # the real limit, or a world cut off after its hand
+                rows.append((winner, g.hand_number >= limit, g.scores, (g.dealer + 1) % n, g.hand_number + 1))
+        winner, limit_reached, scores, dealer, hands = zip(*rows)
+        return self.after_hand(winner, limit_reached, scores, dealer, hands, sides)
+
+    def after_hand(self, winner, limit_reached, scores, dealer, hands, sides) -> np.ndarray:
+        """The chance of each row's side after a hand: 1 or 0 once the game is won (``winner``: a side, or
+        -1), 0 at the rules' hand limit (nobody wins), else the network's chance at the next hand's start
+        (``scores``, its ``dealer`` and number ``hands``)."""
+        winner, sides = np.asarray(winner, np.int64), np.asarray(sides, np.int64)
+        out = (winner == sides).astype(np.float64)
+        on = np.flatnonzero((winner < 0) & ~np.asarray(limit_reached, bool))
+        if on.size:
+            out[on] = self.chance(np.asarray(scores, np.int64)[on], np.asarray(dealer)[on], np.asarray(hands)[on],
+                                  sides[on])
         return out
 
 
