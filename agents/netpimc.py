@@ -32,8 +32,7 @@ import torch
 from pitch_env.actions import ActionLayout
 from pitch_policy.canonical import BatchCanonical
 from pitch_env.batch import kernels as K
-from pitch_env.engine import BID, DECLARE, OVER, PASS, PLAY, Game
-from pitch_env.scoring import SHOOT
+from pitch_env.engine import BID, DECLARE, OVER, PLAY, Game
 from pitch_env.observer import LiveTable, Observer
 from pitch_policy import BatchMLP, load_policy
 from pitch_policy import batch_policy_input, policy_input
@@ -117,7 +116,7 @@ class NetRollouts:
         e = self._batch(W * L)
         rows = np.arange(W * L)
         e.load_hands(rows, v.hand_number, v.dealer, v.scores, np.repeat(self._decks(v, hands), L, 0))
-        for a in hand_actions(v, self.layout):  # the same public actions in every world
+        for a in hand_actions(v, e.compiled):  # the same public actions in every world
             self._step(e, np.full(W * L, a, np.int64), observe=False)
         self._step(e, np.tile(np.asarray(legal, np.int64), W))
         ends = np.empty((W * L, 4 + self.rules.num_sides), np.int64)  # winner, truncated, dealer, hand, scores
@@ -206,10 +205,12 @@ class NetRollouts:
         return going, ended
 
 
-def hand_actions(v, layout: ActionLayout) -> list[int]:
+def hand_actions(v, compiled) -> list[int]:
     """The actions of ``v``'s hand so far, in order, all public in a game without the stock exchange: the
-    bids, the trump declared (if the rules declare it), then the cards played."""
-    out = [0 if b == PASS else layout.shoot if b == SHOOT else layout.bid_index[b] for _, b in v.bids]
+    bids (their actions from the batched engine's tables, ``compiled``), the trump declared (if the
+    rules declare it), then the cards played."""
+    layout = compiled.layout
+    out = [int(compiled.action_of_bid[b]) for _, b in v.bids]
     if v.trump is not None and layout.trump_base >= 0:
         out.append(layout.trump_base + v.trump)
     for _, plays, _ in v.tricks:

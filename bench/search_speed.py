@@ -23,26 +23,22 @@ from bench.rounds import alternate, median_table
 
 def decisions(rules, policy, games: int) -> list:
     """(InfoState, legal actions) at every searched decision of ``games`` greedy self-play games."""
-    from agents.netpimc import SEARCHED
-    from agents.rollout import rollout_action
-    from pitch_env.actions import ActionLayout
-    from pitch_env.engine import OVER, Game
-    from pitch_env.observer import LiveTable, Observer
+    from agents.netpimc import SEARCHED, NetRollouts
+    from pitch_env.engine import Game
+    from pitch_env.loop import play
 
-    observer, size, out = Observer(rules), ActionLayout(rules).size, []
+    net, out = NetRollouts(policy, rules), []
     for seed in range(games):
         g = Game(rules, seed=seed)
-        while g.phase != OVER:
-            legal = g.legal_actions()
-            v = g.info_state(g.current_seat)
-            if len(legal) > 1 and v.phase in SEARCHED:
-                out.append((v, legal))
-            t = LiveTable(observer)
-            t.sync(g)
-            mask = np.zeros(size, bool)
-            mask[legal] = True
-            g.apply(policy.act(t.observe(g.current_seat), mask, None,
-                               rollout_action(g) if policy.hint == "heuristic" else None))
+        live = net.table(g)
+
+        def move(g: Game, seat: int) -> int:
+            v = g.info_state(seat)
+            if len(v.legal) > 1 and v.phase in SEARCHED:
+                out.append((v, list(v.legal)))
+            return int(net.greedy([g], [live])[0])
+
+        play(g, move, moved=live.after)
     return out
 
 

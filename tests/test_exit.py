@@ -82,27 +82,29 @@ def _random_policy(rules, seed: int, hint: str = "none"):
                       for a, b in zip(sizes, sizes[1:])], "relu", hint=hint)
 
 
-BATCHED_RULES = [  # (variant, options, the shipped policy or None for a random network of the rules)
+BATCHED_RULES = [  # (variant, options, the shipped policy, or a random network's hint)
     ("setback", {}, SHIPPED["setback"]),
     ("auction", {}, SHIPPED["auction"]),  # reads the heuristic's hint
-    ("setback", {"num_players": 3, "trump_by": "declare", "shoot": "moon", "bid_ends_auction": "shoot"}, None),
-    ("auction", {"num_players": 5, "all_pass": "redeal", "follow": "any", "made_scores": "bid"}, None),
+    ("setback", {"num_players": 3, "trump_by": "declare", "shoot": "moon", "bid_ends_auction": "shoot"}, "none"),
+    ("auction", {"num_players": 5, "all_pass": "redeal", "follow": "any", "made_scores": "bid"}, "none"),
     ("setback", {"num_players": 2, "deck": 54, "trump_by": "declare", "shoot": "dealer_double",
-                 "low_to": "capturer", "scoring": "ten_point", "target_score": 21}, None),
+                 "low_to": "capturer", "scoring": "ten_point", "target_score": 21}, "heuristic"),
 ]
 
 
-@pytest.mark.parametrize("variant,options,path", BATCHED_RULES)
+@pytest.mark.parametrize("variant,options,policy_or_hint", BATCHED_RULES)
 @pytest.mark.parametrize("leaf", ["hand", "game"])
-def test_worlds_on_the_batched_engine_score_as_the_reference_engines(variant, options, path, leaf):
+def test_worlds_on_the_batched_engine_score_as_the_reference_engines(variant, options, policy_or_hint, leaf):
     """Every searched decision of random games: the batched engine's worlds (dealt, the hand replayed, all
     worlds and actions stepped together) give the very outcomes of the reference engine's worlds
     (``Game.from_info_state``, played out by ``playout``), same worlds, same network, hand or game leaf."""
     from pitch_policy.game_value import GameValue, feature_size
 
     rules = pitch_env.rules(variant, **options)
-    policy = load_policy(path, rules)[0] if path else _random_policy(rules, len(options), "heuristic" if
-                                                                       len(options) % 2 else "none")
+    if policy_or_hint in ("none", "heuristic"):
+        policy = _random_policy(rules, len(options), policy_or_hint)
+    else:
+        policy, _ = load_policy(policy_or_hint, rules)
     value = None
     if leaf == "game":
         rng = np.random.default_rng(1)
