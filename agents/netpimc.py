@@ -253,6 +253,14 @@ class NetSearch:
         action, means = self.search(v, legal, net)
         return Decision(action, net, x, m, act_src, dict(zip(legal, means.tolist())))
 
+    def decide_in(self, g: Game, seat: int, live: LiveTable):
+        """(``decide`` for ``seat``, to move in ``g``, its InfoState): the observation from ``live``, kept in
+        step with ``g``, and a fresh legal mask (without a transform the Decision keeps it as its mask)."""
+        v = g.info_state(seat)
+        mask = np.zeros(self.layout.size, bool)
+        mask[list(v.legal)] = True
+        return self.decide(live.observe(seat), mask, v), v
+
     def outcomes(self, v, legal: list[int]) -> np.ndarray:
         """Rollout outcomes, ``[len(legal), worlds]``: every legal action in every sampled world."""
         voids = void_masks(v)

@@ -23,7 +23,6 @@ def searched_twice(policy, rules, worlds: int, switch_z: float, decisions: int, 
     """One row per searched decision with a choice: (phase, the network's action, the first search's, the
     second's). The games are the first search's self-play, as ``pitch exit`` records them."""
     from agents.netpimc import SEARCHED, NetSearch
-    from pitch_env.actions import ActionLayout
     from pitch_env.engine import Game
     from pitch_env.loop import play
     from pitch_env.observer import LiveTable, Observer
@@ -31,19 +30,15 @@ def searched_twice(policy, rules, worlds: int, switch_z: float, decisions: int, 
     deals = random.Random(seed)
     first = NetSearch(policy, rules, worlds, random.Random(seed + 1), switch_z)
     second = NetSearch(policy, rules, worlds, random.Random(seed + 2), switch_z)
-    live, size, rows = LiveTable(Observer(rules)), ActionLayout(rules).size, []
+    live, rows = LiveTable(Observer(rules)), []
 
     def move(g: Game, seat: int) -> int:
         legal = g.legal_actions()
         if len(legal) == 1:
             return legal[0]
-        v = g.info_state(seat)
-        mask = np.zeros(size, bool)
-        mask[legal] = True
-        obs = live.observe(seat)
-        d = first.decide(obs, mask.copy(), v)
-        if v.phase in SEARCHED:
-            rows.append((v.phase, d.network, d.action, second.decide(obs, mask.copy(), v).action))
+        d, v = first.decide_in(g, seat, live)
+        if v.phase in SEARCHED:  # the same choice between the same network's move and the rest, fresh worlds
+            rows.append((v.phase, d.network, d.action, second.search(v, legal, d.network)[0]))
         return d.action
 
     while len(rows) < decisions:

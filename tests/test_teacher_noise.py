@@ -18,8 +18,18 @@ def test_the_report_counts_overrides_repeats_and_returns_to_the_network():
     assert lines[5] == "| play | 4 | 75.0% | 75.0% | 25.0% | 33.3% | 33.3% |"
 
 
-def test_the_bench_searches_the_teachers_decisions_twice(capsys):
+def test_the_second_search_draws_its_own_worlds(capsys):
+    import pitch_env
+    from bench.teacher_noise import searched_twice
+    from pitch_env.engine import BID, PLAY
+    from pitch_policy import load_policy
+
+    rules = pitch_env.rules("auction")
+    policy, _ = load_policy("checkpoints/auction", rules)
+    rows = searched_twice(policy, rules, 2, 1.0, 12, 3)
+    assert len(rows) == 12 and set(rows[:, 0].tolist()) <= {BID, PLAY}
+    assert (rows[:, 2] != rows[:, 3]).any()  # the first search's worlds again would repeat its every choice
     main(["--variant", "auction", "--checkpoint", "checkpoints/auction", "--worlds", "2", "--decisions", "12"])
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "pimcnet:2, switch_z 1, each decision searched twice on fresh worlds"
-    assert out[3].startswith("| all | 12 |")
+    assert out[3] == report(rows, 2, 1.0)[3]

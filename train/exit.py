@@ -194,10 +194,7 @@ def record_part(cfg: ExitConfig, policy_path: str, n: int, seed: int, leaf_path:
         legal = g.legal_actions()
         if len(legal) == 1:
             return legal[0]
-        v = g.info_state(seat)
-        mask = np.zeros(size, bool)  # a fresh one: without a transform the Decision keeps it as its mask
-        mask[legal] = True
-        d = search.decide(live.observe(seat), mask, v)
+        d, v = search.decide_in(g, seat, live)
         if v.phase in SEARCHED:
             xs.append(np.asarray(d.x, np.float32))
             ms.append(np.asarray(d.mask, bool))
