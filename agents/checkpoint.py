@@ -106,13 +106,17 @@ def _short(text) -> str:
 
 
 class CheckpointAgent(Agent):
-    """Plays the policy's most likely legal action (``deterministic=False``: samples from it)."""
+    """Plays the policy's most likely legal action, or samples from it (``deterministic=False``). By
+    default it plays as its training config said (the card's ``config.deterministic``; most likely
+    action where the card does not say)."""
 
-    def __init__(self, path, env, seed: int | None = None, deterministic: bool = True):
+    def __init__(self, path, env, seed: int | None = None, deterministic: bool | None = None):
         super().__init__(env, seed)
         self.path = str(path)
         self.policy, self.card = load_policy(resolve_policy_path(path), self.rules)
         self.name = f"checkpoint:{path}"
+        if deterministic is None:  # only a card's literal false samples (a crafted value plays the default)
+            deterministic = (self.card.get("config") or {}).get("deterministic") is not False
         self.deterministic = deterministic
         self._np_rng = np.random.default_rng(seed)
         self._hinted = self.policy.hint == "heuristic"  # the policy reads the heuristic's choice (train/hint.py)

@@ -399,3 +399,29 @@ def test_a_path_the_system_refuses_is_one_line_naming_why(tmp_path, monkeypatch,
     with pytest.raises(CheckpointError, match=why) as e:
         agents.make(form.format(path), pitch_env.env("setback"))
     assert "\n" not in str(e.value) and len(str(e.value)) < 300
+
+
+@pytest.mark.parametrize("config,samples", [({"deterministic": False}, True), ({"deterministic": True}, False),
+                                            ({}, False), ({"deterministic": "no"}, False)])
+def test_an_agent_plays_as_its_training_config_said(tmp_path, config, samples):
+    """``deterministic: false`` in the training config makes the exported agent sample its moves (here
+    from a nearly flat policy, so some sampled move is not the most likely one); anything else, a
+    crafted value too, plays the most likely move."""
+    rules = pitch_env.rules("setback")
+    obs_size, act = Observer(rules).size, ActionLayout(rules).size
+    rng = np.random.default_rng(0)
+    policy = PolicyMLP([(0.01 * rng.normal(size=(16, obs_size)).astype(np.float32), np.zeros(16, np.float32)),
+                        (0.01 * rng.normal(size=(act, 16)).astype(np.float32), np.zeros(act, np.float32))], "relu")
+    path = tmp_path / "p.safetensors"
+    save_policy(path, policy, make_card(rules, policy, 1, config, obs_size, LAYOUT_VERSION, act))
+    env = pitch_env.env("setback")
+    agent = agents.make(f"checkpoint:{path}", env)
+    agent.reset(seed=3)
+    differs = 0
+    for seed in range(20):
+        env.reset(seed=seed)
+        obs, _, _, _, info = env.last()
+        choice = agent.act(obs, info)
+        assert obs["action_mask"][choice] == 1
+        differs += choice != policy.greedy(obs["observation"], obs["action_mask"])
+    assert (differs > 0) == samples

@@ -366,3 +366,50 @@ def test_a_fast_run_refuses_a_trainer_file_of_another_network_in_one_line(tmp_pa
     with pytest.raises(ResumeError, match="tensor 'policy/pi.0.weight' is missing") as err:
         train(resume=run, overrides=["total_steps=512"], show_progress=False)
     assert "\n" not in str(err.value)
+
+
+# ---------------------------------------------------------------- a run that starts from a trained policy
+def test_a_run_starts_from_a_policy_and_keeps_it_while_policy_coef_is_zero(tmp_path):
+    """``start`` gives the run's policy network a file's weights (the value network starts fresh); with
+    ``policy_coef: 0`` only the value network learns, so the policy is exported unchanged, and a
+    schedule entry setting it to 1 lets the policy learn from that step on."""
+    from pitch_policy import load_policy
+
+    first = train(overrides=[*TINY, "total_steps=256", f"runs_dir={tmp_path}", "run_name=a"], show_progress=False)
+    start = first / "checkpoint" / "policy.safetensors"
+    rules = small_cfg().resolved_rules()
+    before = load_policy(start, rules)[0].layers
+    kept = train(overrides=[*TINY, f"start={start}", "policy_coef=0", f"runs_dir={tmp_path}", "run_name=b"],
+                 show_progress=False)
+    after = load_policy(kept / "checkpoint" / "policy.safetensors", rules)[0].layers
+    assert all(np.array_equal(w0, w1) and np.array_equal(b0, b1) for (w0, b0), (w1, b1) in zip(before, after))
+    from safetensors.numpy import load_file
+    vf = {k: v for k, v in load_file(str(kept / "checkpoint" / "trainer.safetensors")).items() if "/vf." in k}
+    first_vf = {k: v for k, v in load_file(str(first / "checkpoint" / "trainer.safetensors")).items() if "/vf." in k}
+    assert vf and any(not np.array_equal(vf[k], first_vf[k]) for k in vf)  # the value network did learn
+    from train.model_card import write_card
+
+    card = write_card(kept, tmp_path / "card", games=2, pimc="pimc:1", pimc_games=0, workers=1, seed=0)
+    assert f"started from `{start}`" in card and f"the policy `{start}`, then" in card
+    assert "learned from nothing" not in card
+    moved = train(overrides=[*TINY, f"start={start}", "policy_coef=0", "schedule=[{at: 512, policy_coef: 1}]",
+                             f"runs_dir={tmp_path}", "run_name=c"], show_progress=False)
+    later = load_policy(moved / "checkpoint" / "policy.safetensors", rules)[0].layers
+    assert any(not np.array_equal(w0, w1) for (w0, _), (w1, _) in zip(before, later))
+
+
+def test_a_start_policy_that_does_not_fit_the_config_is_refused_in_one_line(tmp_path):
+    run = train(overrides=[*TINY, "total_steps=256", f"runs_dir={tmp_path}", "run_name=a"], show_progress=False)
+    start = f"start={run / 'checkpoint'}"
+    for extra, match in (([start, "hidden=[16, 16]"], "relu \\[.*, 32, 32, .*\\], this config's relu .*16, 16.*set hidden"),
+                         ([start, "hint=heuristic"], "hint none, this config suit_canonical with hint heuristic"),
+                         ([start, "observation=plain"], "set observation: suit_canonical"),
+                         ([start, "imitate=heuristic"], "from a policy or from imitation, not both"),
+                         ([start, "variant=ten_point"], "'start'.*"),
+                         (["start=no/such/file"], "'start'.*not found"),
+                         ([start, "trainer=sb3", "mirror=0"], "taken by trainer: fast")):
+        with pytest.raises(ConfigError, match=match) as err:
+            load_config(None, [*TINY, *extra])
+        assert "\n" not in str(err.value)
+    with pytest.raises(ConfigError, match="'policy_coef'.*only to trainer: fast"):
+        load_config(None, ["policy_coef=0"])

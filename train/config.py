@@ -66,6 +66,7 @@ class TrainConfig(GameKeys):
     gae_lambda: float = ranged(0.95, 0, 1)  # GAE lambda
     clip_range: float = ranged(0.2, 0, 10, above=True)  # PPO clip
     ent_coef: float = ranged(0.01, 0, 100)  # entropy bonus
+    policy_coef: float = ranged(1.0, 0, 100)  # fast: weight of the policy loss and entropy bonus (0: only the value network learns, e.g. for the first steps after start, then 1 from a schedule entry)
     bid_ent_coef: float = ranged(0.0, 0, 100)  # fast: entropy bonus added at bid decisions (pass and the bids), on top of ent_coef
     bid_q: float = ranged(0.0, 0, 10)  # fast, > 0: bid decisions learn action values instead of PPO's loss (value = bid_q × logit, fitted to the return; rollouts draw bids at temperature bid_q)
     vf_coef: float = ranged(0.5, 0, 100)  # value loss weight
@@ -79,6 +80,8 @@ class TrainConfig(GameKeys):
     imitate_bids: int = ranged(0, 0, 10**9)  # more decisions recorded only at bids (the deciders of auction), besides imitate_decisions
     imitate_workers: int = ranged(2, 1, 256)  # processes recording the teacher's games
     imitate_data: str | list[str] = ""  # imitate.npz file(s) saved by earlier runs, reused instead of recording; empty: record
+    # ----- optional start from a trained policy (trainer: fast)
+    start: str = ""  # a policy file or checkpoint folder whose policy network the run starts from (its shape, hint and transform the config's); the value network starts fresh; empty: a random network
     # ----- opponents: other sides are played by agents drawn from this pool every game
     opponents: dict[str, float] = field(
         default_factory=lambda: {"self": 0.5, "heuristic": 0.3, "random": 0.2}
@@ -90,10 +93,10 @@ class TrainConfig(GameKeys):
     eval_every: int = ranged(50_000, 0, 10**10)  # steps between evaluations (0: only at the end)
     eval_games: int = ranged(200, 1, 10**7)  # duplicate-deal games per evaluation opponent
     eval_opponents: list[str] = field(default_factory=lambda: ["random", "heuristic"])  # agents evaluated against
-    deterministic: bool = True  # the exported agent plays its most likely action (False: samples)
+    deterministic: bool = True  # the exported agent plays its most likely action (False: samples; a checkpoint: agent reads it from the policy's card)
 
 
-SCHEDULED = ("learning_rate", "ent_coef", "bid_ent_coef", "clip_range", "n_epochs", "opponents", "mirror")  # what a schedule may change
+SCHEDULED = ("learning_rate", "ent_coef", "bid_ent_coef", "policy_coef", "clip_range", "n_epochs", "opponents", "mirror")  # what a schedule may change
 
 
 def make_config(values: dict[str, Any], source: str = "config") -> TrainConfig:
@@ -195,6 +198,11 @@ def _check_together(cfg: TrainConfig, source: str) -> None:
     if cfg.bid_ent_coef and (cfg.trainer != "fast" or cfg.backend != "sb3"):
         raise bad("bid_ent_coef", cfg.bid_ent_coef, "it applies only to trainer: fast (backend: sb3), whose PPO "
                                                     "weighs each decision's entropy; set trainer: fast or drop it")
+    if cfg.start:
+        _check_start(cfg, bad)
+    if cfg.policy_coef != 1 and (cfg.trainer != "fast" or cfg.backend != "sb3"):
+        raise bad("policy_coef", cfg.policy_coef, "it applies only to trainer: fast (backend: sb3); set trainer: "
+                                                  "fast or drop it")
     if cfg.bid_q and (cfg.trainer != "fast" or cfg.backend != "sb3"):
         raise bad("bid_q", cfg.bid_q, "it applies only to trainer: fast (backend: sb3); set trainer: fast or drop it")
     if cfg.bid_q and (cfg.bid_ent_coef or any(e.get("bid_ent_coef") for e in cfg.schedule)):
@@ -215,6 +223,35 @@ def _check_together(cfg: TrainConfig, source: str) -> None:
     if not cfg.eval_opponents:
         raise bad("eval_opponents", cfg.eval_opponents, "name at least one agent, e.g. [random, heuristic]")
     _check_agents(cfg, cfg.resolved_rules(), source)
+
+
+def _check_start(cfg: TrainConfig, bad) -> None:
+    """``start`` names a policy this run's network can start from: trainer fast, no imitation, and the
+    file's shape, activation, hint and observation transform those of the config."""
+    from pitch_env.actions import ActionLayout
+    from pitch_policy import CheckpointError, input_size, load_policy
+
+    if cfg.trainer != "fast" or cfg.backend != "sb3":
+        raise bad("start", cfg.start, "a start policy is taken by trainer: fast (backend: sb3); set trainer: fast "
+                                      "or drop start")
+    if cfg.imitate or cfg.imitate_data:
+        raise bad("start", cfg.start, "a run starts from a policy or from imitation, not both; drop start or "
+                                      "imitate/imitate_data")
+    rules = cfg.resolved_rules()
+    try:
+        policy, card = load_policy(cfg.start, rules)
+    except (CheckpointError, OSError) as e:
+        raise bad("start", cfg.start, str(e).splitlines()[0]) from None
+    transform = card["observation"].get("transform") or "plain"
+    if policy.hint != cfg.hint or transform != cfg.observation:
+        raise bad("start", cfg.start, f"it reads observation {transform} with hint {policy.hint}, this config "
+                                      f"{cfg.observation} with hint {cfg.hint}; set observation: {transform} "
+                                      f"and hint: {policy.hint}")
+    want = [input_size(rules, cfg.hint), *cfg.hidden, ActionLayout(rules).size]
+    if policy.shape != want or policy.activation != cfg.activation:
+        raise bad("start", cfg.start, f"its network is {policy.activation} {policy.shape}, this config's "
+                                      f"{cfg.activation} {want}; set hidden and activation to the file's "
+                                      f"(hidden: {policy.shape[1:-1]}, activation: {policy.activation})")
 
 
 RLLIB_KEYS = (("ray_address", ""), ("num_env_runners", 0), ("envs_per_env_runner", 1), ("num_learners", 0),
@@ -274,7 +311,7 @@ def load_config(path: str | Path | None, overrides: list[str] = ()) -> TrainConf
 
 # Keys a resumed run cannot change: its network, its game, its observations, or the recording in progress.
 FIXED_ON_RESUME = ("backend", "variant", "rules", "observation", "hint", "critic", "hidden", "activation", "imitate",
-                   "imitate_against", "imitate_decisions", "imitate_bids", "imitate_data", "run_name", "runs_dir")
+                   "imitate_against", "imitate_decisions", "imitate_bids", "imitate_data", "start", "run_name", "runs_dir")
 
 
 def load_resume_config(path: Path, overrides: list[str]) -> tuple[TrainConfig, bool]:

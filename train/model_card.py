@@ -33,16 +33,18 @@ def write_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: int, wo
     state = json.loads((run / "checkpoint" / "state.json").read_text())
     im = state.get("imitation")
     taught = (f"`{cfg.imitate or im['source']}`" + (f" against {cfg.imitate_against}" if cfg.imitate_against else "")
-              + f", imitated ({im['decisions']:,} decisions), then " if im else "nothing: ")
+              + f", imitated ({im['decisions']:,} decisions), then " if im
+              else f"the policy `{cfg.start}`, then " if cfg.start else "nothing: ")
     lineage = f"{taught}{card['training_steps']:,} steps of {_trainer(cfg)} self-play ({config})"
     compute = [f"training: {state.get('wall_time', 0) / 60:.1f} min of wall time on {machine or _machine()} "
                f"({'imitation and evaluations' if im else 'evaluations'} included)"]
     recipe = [f"pitch train --config {config}"]
-    teacher = _card_folder(cfg.imitate) if im else None
-    if teacher is not None:  # a trained agent taught it: where that one came from, as its own card says
-        lineage += f". Its teacher `{teacher.name}`: {card_section(teacher, 'Lineage')}"
+    teacher = _card_folder(cfg.imitate) if im else _card_folder(f"checkpoint:{cfg.start}") if cfg.start else None
+    role = "teacher" if im else "start"
+    if teacher is not None:  # a trained agent taught it or started it: where that one came from, as its card says
+        lineage += f". Its {role} `{teacher.name}`: {card_section(teacher, 'Lineage')}"
         recipe = card_recipe(teacher) + recipe
-        compute.append(f"its teacher's training, as its card gives it: {card_training(teacher)}")
+        compute.append(f"its {role}'s training, as its card gives it: {card_training(teacher)}")
     facts = [_imitation_line(cfg, state).strip()[2:]] if im else []
     config_text = "\n".join(line for line in (run / "config.yaml").read_text().strip().splitlines()
                              if not line.startswith(_WHERE))
@@ -163,6 +165,8 @@ def _recipe(cfg) -> str:
     if cfg.imitate:
         against = f" against {cfg.imitate_against}" if cfg.imitate_against else ""
         parts.append(f"fitted to `{cfg.imitate}`{against}")
+    if cfg.start:
+        parts.append(f"started from `{cfg.start}`")
     if not parts:
         parts.append("learned from nothing")
     parts.append("MaskablePPO self-play" if cfg.trainer == "sb3" else "batched PPO self-play")

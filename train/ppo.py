@@ -19,7 +19,7 @@ import numpy as np
 import torch
 
 from pitch_env.actions import ActionLayout
-from pitch_policy import WEIGHTS_FILE, save_policy
+from pitch_policy import WEIGHTS_FILE, load_policy, save_policy
 
 from . import resume as ckpt
 from .config import TrainConfig, scheduled
@@ -56,6 +56,9 @@ class PPO:
     """PPO's clip of the probability ratio"""
     ent_coef: float = 0.01
     """weight of the entropy bonus"""
+    policy_coef: float = 1.0
+    """weight of the policy's losses (PPO's, the entropy bonus's, the bids' values'): 0 while a value
+    network learns to judge a policy the run started from (``start``), which then stays as it is"""
     bid_ent_coef: float = 0.0
     """weight added to the entropy bonus at bid decisions: a bid that is costly early in a game (a 4
     is usually set) keeps being tried until the states where it wins the game are learned"""
@@ -149,10 +152,10 @@ def update(net: PolicyValueNet, opt: torch.optim.Optimizer, batch: Batch, ppo: P
             v_loss = torch.nn.functional.mse_loss(values, batch.returns[mb])
             ent = -entropy.mean()
             ent_weight = ppo.ent_coef + ppo.bid_ent_coef * bids  # bid decisions: ent_coef + bid_ent_coef
-            loss = pg - (ent_weight * ppo_rows * entropy).mean() + ppo.vf_coef * v_loss
+            loss = ppo.policy_coef * (pg - (ent_weight * ppo_rows * entropy).mean()) + ppo.vf_coef * v_loss
             if ppo.bid_q and bids.any():
                 q_loss = bid_value_loss(net, batch, mb[bids], ppo.bid_q)
-                loss = loss + q_loss * bids.float().mean()
+                loss = loss + ppo.policy_coef * q_loss * bids.float().mean()
                 logs.setdefault("bid_value_loss", []).append(q_loss.item())
             opt.zero_grad()
             loss.backward()
@@ -263,6 +266,8 @@ def train(cfg: TrainConfig, run: RunDir, started: float, show: bool) -> Path:
                 try:
                     if cfg.imitate or cfg.imitate_data:
                         state["imitation"] = warm_start(cfg, learner.net, run, stop, show)
+                    elif cfg.start:
+                        learner.net.warm_start(load_policy(cfg.start, cfg.resolved_rules())[0])
                 except Interrupted:
                     raise RunInterrupted(f"interrupted while warming up; the recorded chunks are kept in {run.imitate}: "
                                          f"continue with --resume {run.path}") from None
