@@ -373,7 +373,10 @@ def test_a_run_starts_from_a_policy_and_keeps_it_while_policy_coef_is_zero(tmp_p
     """``start`` gives the run's policy network a file's weights (the value network starts fresh); with
     ``policy_coef: 0`` only the value network learns, so the policy is exported unchanged, and a
     schedule entry setting it to 1 lets the policy learn from that step on."""
+    from safetensors.numpy import load_file
+
     from pitch_policy import load_policy
+    from train.model_card import write_card
 
     first = train(overrides=[*TINY, "total_steps=256", f"runs_dir={tmp_path}", "run_name=a"], show_progress=False)
     start = first / "checkpoint" / "policy.safetensors"
@@ -383,12 +386,12 @@ def test_a_run_starts_from_a_policy_and_keeps_it_while_policy_coef_is_zero(tmp_p
                  show_progress=False)
     after = load_policy(kept / "checkpoint" / "policy.safetensors", rules)[0].layers
     assert all(np.array_equal(w0, w1) and np.array_equal(b0, b1) for (w0, b0), (w1, b1) in zip(before, after))
-    from safetensors.numpy import load_file
-    vf = {k: v for k, v in load_file(str(kept / "checkpoint" / "trainer.safetensors")).items() if "/vf." in k}
-    first_vf = {k: v for k, v in load_file(str(first / "checkpoint" / "trainer.safetensors")).items() if "/vf." in k}
-    assert vf and any(not np.array_equal(vf[k], first_vf[k]) for k in vf)  # the value network did learn
-    from train.model_card import write_card
 
+    def value_net(run):
+        return {k: v for k, v in load_file(str(run / "checkpoint" / "trainer.safetensors")).items() if "/vf." in k}
+
+    vf, first_vf = value_net(kept), value_net(first)
+    assert vf and any(not np.array_equal(vf[k], first_vf[k]) for k in vf)  # the value network did learn
     card = write_card(kept, tmp_path / "card", games=2, pimc="pimc:1", pimc_games=0, workers=1, seed=0)
     assert f"started from `{start}`" in card and f"the policy `{start}`, then" in card
     assert "learned from nothing" not in card
@@ -405,7 +408,7 @@ def test_a_start_policy_that_does_not_fit_the_config_is_refused_in_one_line(tmp_
                          ([start, "hint=heuristic"], "hint none, this config suit_canonical with hint heuristic"),
                          ([start, "observation=plain"], "set observation: suit_canonical"),
                          ([start, "imitate=heuristic"], "from a policy or from imitation, not both"),
-                         ([start, "variant=ten_point"], "'start'.*"),
+                         ([start, "variant=ten_point"], "'start'.*trained for variant 'setback', but this game is 'ten_point'"),
                          (["start=no/such/file"], "'start'.*not found"),
                          ([start, "trainer=sb3", "mirror=0"], "taken by trainer: fast")):
         with pytest.raises(ConfigError, match=match) as err:

@@ -95,6 +95,14 @@ class TrainConfig(GameKeys):
     eval_opponents: list[str] = field(default_factory=lambda: ["random", "heuristic"])  # agents evaluated against
     deterministic: bool = True  # the exported agent plays its most likely action (False: samples; a checkpoint: agent reads it from the policy's card)
 
+    def policy_shape(self) -> list[int]:
+        """The policy network's widths: its input (the observation and the hint), ``hidden``, the actions."""
+        from pitch_env.actions import ActionLayout
+        from pitch_policy import input_size
+
+        rules = self.resolved_rules()
+        return [input_size(rules, self.hint), *self.hidden, ActionLayout(rules).size]
+
 
 SCHEDULED = ("learning_rate", "ent_coef", "bid_ent_coef", "policy_coef", "clip_range", "n_epochs", "opponents", "mirror")  # what a schedule may change
 
@@ -228,8 +236,7 @@ def _check_together(cfg: TrainConfig, source: str) -> None:
 def _check_start(cfg: TrainConfig, bad) -> None:
     """``start`` names a policy this run's network can start from: trainer fast, no imitation, and the
     file's shape, activation, hint and observation transform those of the config."""
-    from pitch_env.actions import ActionLayout
-    from pitch_policy import CheckpointError, input_size, load_policy
+    from pitch_policy import CheckpointError, load_policy
 
     if cfg.trainer != "fast" or cfg.backend != "sb3":
         raise bad("start", cfg.start, "a start policy is taken by trainer: fast (backend: sb3); set trainer: fast "
@@ -237,9 +244,8 @@ def _check_start(cfg: TrainConfig, bad) -> None:
     if cfg.imitate or cfg.imitate_data:
         raise bad("start", cfg.start, "a run starts from a policy or from imitation, not both; drop start or "
                                       "imitate/imitate_data")
-    rules = cfg.resolved_rules()
     try:
-        policy, card = load_policy(cfg.start, rules)
+        policy, card = load_policy(cfg.start, cfg.resolved_rules())
     except (CheckpointError, OSError) as e:
         raise bad("start", cfg.start, str(e).splitlines()[0]) from None
     transform = card["observation"].get("transform") or "plain"
@@ -247,7 +253,7 @@ def _check_start(cfg: TrainConfig, bad) -> None:
         raise bad("start", cfg.start, f"it reads observation {transform} with hint {policy.hint}, this config "
                                       f"{cfg.observation} with hint {cfg.hint}; set observation: {transform} "
                                       f"and hint: {policy.hint}")
-    want = [input_size(rules, cfg.hint), *cfg.hidden, ActionLayout(rules).size]
+    want = cfg.policy_shape()
     if policy.shape != want or policy.activation != cfg.activation:
         raise bad("start", cfg.start, f"its network is {policy.activation} {policy.shape}, this config's "
                                       f"{cfg.activation} {want}; set hidden and activation to the file's "

@@ -14,7 +14,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from pitch_policy import PolicyMLP, input_size
+from pitch_policy import PolicyMLP
 
 ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
 MASKED = -1e8  # the logit of an illegal action: finite, so an all-illegal row gives no NaN
@@ -62,13 +62,11 @@ class PolicyValueNet(nn.Module):
     @classmethod
     def for_config(cls, cfg) -> "PolicyValueNet":
         """A fresh network of the config's shape (``hidden``, ``activation``) for its rules and hint."""
-        from pitch_env.actions import ActionLayout
-
         from .critic import oracle_size
 
-        rules = cfg.resolved_rules()
-        extra = oracle_size(rules) if cfg.critic == "oracle" else 0
-        return cls(input_size(rules, cfg.hint), ActionLayout(rules).size, cfg.hidden, cfg.activation, extra)
+        shape = cfg.policy_shape()
+        extra = oracle_size(cfg.resolved_rules()) if cfg.critic == "oracle" else 0
+        return cls(shape[0], shape[-1], cfg.hidden, cfg.activation, extra)
 
     # ------------------------------------------------------------------ forward
     def logits(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:

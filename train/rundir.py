@@ -9,7 +9,7 @@ from pathlib import Path
 
 from pitch_env.actions import ActionLayout
 from pitch_env.observer import LAYOUT_VERSION, Observer
-from pitch_policy import WEIGHTS_FILE, PolicyMLP, input_size, make_card, read_policy, save_policy
+from pitch_policy import WEIGHTS_FILE, PolicyMLP, make_card, read_policy, save_policy
 from pitch_env.files import atomic_write
 
 from . import resume as ckpt
@@ -54,8 +54,7 @@ def save_snapshot(run: RunDir, policy: PolicyMLP, cfg: TrainConfig, steps: int) 
 def load_snapshots(run: RunDir, cfg: TrainConfig) -> list[PolicyMLP]:
     """The snapshots ``save_snapshot`` kept (the newest ``snapshot_pool``, oldest first), read back for the
     league of a resumed run; one that is not this run's learner network is refused in one line."""
-    rules = cfg.resolved_rules()
-    shape = [input_size(rules, cfg.hint), *cfg.hidden, ActionLayout(rules).size]
+    shape = cfg.policy_shape()
     out = []
     for path in ckpt.snapshot_files(run.path)[-cfg.snapshot_pool:]:
         policy, _ = read_policy(path)
