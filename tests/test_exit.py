@@ -229,6 +229,35 @@ def test_soft_targets_weigh_the_network_by_the_search_values():
     assert (runs[0.05] == best)[several].mean() > 0.6 > (start == best)[several].mean() + 0.2
 
 
+def test_value_targets_fit_the_search_values_and_add_them_to_the_network():
+    """target values: the value network regresses the centred action values (its output starts at zero)
+    and keeps the policy's layout; fused with a large weight the candidate follows the values, with a
+    tiny one it plays as the policy did."""
+    from pitch_policy.fuse import fuse
+
+    rules = ex.ExitConfig().resolved_rules()
+    policy, card = load_policy(SHIPPED["setback"], rules)
+    part = ex.record_part(ex.ExitConfig(worlds=2), SHIPPED["setback"], 160, seed=4)
+    mask = part["mask"]
+    rng = np.random.default_rng(0)
+    q = np.where(mask, rng.normal(0, 4, mask.shape), 0).astype(np.float32)  # values the network does not follow
+    centred = np.where(mask, q - (q * mask).sum(1, keepdims=True) / mask.sum(1, keepdims=True), 0)
+    cfg = ex.ExitConfig(target="values", epochs=40, learning_rate=1e-3, batch_size=32, torch_threads=1)
+    values, stats = ex.fit_values(policy, part["x"], mask, part["y"], q, cfg, seed=0)
+    assert values.shape == policy.shape and values.hint == policy.hint and values.transform is policy.transform
+    fitted = values.logits(part["x"].copy())
+    error = lambda z: float((((z - centred) * mask) ** 2).sum() / mask.sum())
+    assert error(fitted) < 0.5 * error(np.zeros_like(fitted))
+    assert set(stats) == {"held_out_accuracy_before", "held_out_accuracy", "train_accuracy", "loss"}
+    choice = lambda p: np.where(mask, p.logits(part["x"].copy()), -np.inf).argmax(1)
+    several = mask.sum(1) > 1
+    best = np.where(mask, q, -np.inf).argmax(1)
+    strong, _ = fuse([(policy, card, "policy"), (values, card, "values")], [1.0, 100.0])
+    faint, _ = fuse([(policy, card, "policy"), (values, card, "values")], [1.0, 1e-6])
+    assert (choice(strong) == best)[several].mean() > (choice(policy) == best)[several].mean() + 0.3
+    assert (choice(faint) == choice(policy)).all()
+
+
 def test_switch_z_is_the_teachers_margin():
     """A stricter teacher (switch_z) leaves the network's choice less often on the same deals."""
     lenient = ex.record_part(ex.ExitConfig(worlds=4, switch_z=0.0), SHIPPED["setback"], 120, seed=5)
@@ -283,6 +312,7 @@ def test_a_fit_moves_the_network_toward_the_search():
     ({"worlds": 0}, "'worlds'"), ({"decisions": 5}, "'decisions'"), ({"gate_min": 1.5}, "'gate_min'"),
     ({"generation": 2}, "unknown key"), ({"start": "nowhere/policy"}, "'start'"),
     ({"start": "checkpoints/auction"}, "'start'"), ({"variant": "bridge"}, "variant"), ({"worlds": "8"}, "'worlds'"),
+    ({"target": "value"}, "'target'"), ({"value_weight": 0}, "'value_weight'"), ({"value_weight": "8"}, "'value_weight'"),
 ])
 def test_bad_configs_are_refused_in_one_line(values, words):
     with pytest.raises(ConfigError) as e:
@@ -323,6 +353,22 @@ def test_a_run_records_fits_gates_and_resumes(tmp_path, capsys):
     assert str(tmp_path) not in text and "runs_dir" not in text  # where it ran is no part of it
     assert "`setback_base` (configs/setback.yaml) → 1 generation `pimcnet:1` (configs/exit/setback_recipe.yaml)" in text
     load_policy(tmp_path / "card", pitch_env.rules("setback"))
+
+
+def test_a_values_run_writes_the_fused_candidate_and_its_card(tmp_path):
+    from pitch_cli import main
+    from train.model_card import write_exit_card
+
+    assert main(["exit", "--set", f"runs_dir={tmp_path}", "run_name=v", "generations=1", "decisions=1000", "worlds=1",
+                 "gate_games=4", "workers=1", "torch_threads=1", "epochs=1", "target=values", "value_weight=2"]) == 0
+    rules = pitch_env.rules("setback")
+    start, _ = load_policy(SHIPPED["setback"], rules)
+    cand, card = load_policy(tmp_path / "v" / "gen_1" / "policy.safetensors", rules)
+    assert cand.shape == [start.shape[0], *(2 * w for w in start.shape[1:-1]), start.shape[-1]]  # side by side
+    assert card["network"]["shape"] == cand.shape and card["exit"]["config"]["target"] == "values"
+    text = write_exit_card(tmp_path / "v", tmp_path / "card", games=2, pimc="pimc:1", pimc_games=0, workers=1,
+                           seed=0)
+    assert "`target: values`" in text and "adds 2 times its values" in text
 
 
 @pytest.mark.parametrize("stages_value,words", [

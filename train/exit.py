@@ -9,7 +9,12 @@ One generation:
    network's input, its mask and the search's action. The parts are saved as they come, so a stop
    loses at most one part per worker.
 2. **fit**: starting from the best network, cross-entropy on this generation's decisions and the
-   ``replay - 1`` before it, the learning rate decaying to zero; the candidate is saved.
+   ``replay - 1`` before it, the learning rate decaying to zero; the candidate is saved. With
+   ``target: values`` the best is not changed: a second network, its hidden layers started from the
+   best's and its output from zero, regresses what the search measured each legal action worth
+   above their mean, and the candidate is the two fused (pitch_policy/fuse.py) with weights 1 and
+   ``value_weight``: the best's logits plus ``value_weight`` times the fitted action values. The
+   candidate's hidden layers are twice as wide as the best's.
 3. **gate**: the candidate plays the best on ``gate_games`` duplicate deals (the tournament tool,
    agents/tournament.py); it becomes the best only if it wins more than ``gate_min`` of them.
 
@@ -73,8 +78,9 @@ class ExitConfig(GameKeys):
     learning_rate: float = ranged(3e-4, 1e-8, 1.0)  # Adam, decaying linearly to zero over the fit
     leaf: Literal["hand", "game"] = "hand"  # what the teacher's worlds score: the hand's points (hand_value), or the chance of winning the game it leaves (a game value)
     leaf_games: int = ranged(30_000, 10, 10**7)  # with leaf game: self-play games of the start network that the game value is fitted to
-    target: Literal["search", "soft"] = "search"  # search: the search's action; soft: the network's policy reweighted by exp(value / temperature)
+    target: Literal["search", "soft", "values"] = "search"  # search: the search's action; soft: the network's policy reweighted by exp(value / temperature); values: the best plus value_weight × a fit of the search's action values
     temperature: float = ranged(1.0, 1e-3, 1e3)  # with target soft: outcome (points; with leaf game, chance of winning) that multiplies an action's odds by e
+    value_weight: float = ranged(8.0, 1e-3, 1e3)  # with target values: logits the candidate adds per point (with leaf game, per unit of the chance of winning) the fit says an action is worth above the legal actions' mean
     gate_games: int = ranged(1000, 2, 10**6)  # duplicate-deal games, candidate vs best
     gate_min: float = ranged(0.5, 0.0, 1.0)  # the candidate's win rate must exceed this to become the best
     workers: int = ranged(2, 1, 64)  # recording and gate processes
@@ -321,22 +327,11 @@ def fit(policy: PolicyMLP, x: np.ndarray, mask: np.ndarray, y: np.ndarray, q: np
     torch.set_num_threads(cfg.torch_threads)
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    n = len(y)
-    order = rng.permutation(n)
-    hold = order[:max(1, n // 20)]
-    train = order[len(hold):]
-    layers = torch.nn.ModuleList(torch.nn.Linear(w.shape[1], w.shape[0]) for w, _ in policy.layers)
-    with torch.no_grad():
-        for lin, (w, b) in zip(layers, policy.layers):
-            lin.weight.copy_(torch.from_numpy(w))
-            lin.bias.copy_(torch.from_numpy(b))
-    act = {"relu": torch.relu, "tanh": torch.tanh}[policy.activation]
+    hold, train = _split(len(y), rng)
+    layers, forward = _torch_net(policy)
 
     def logits(xb, mb):
-        h = xb
-        for lin in layers[:-1]:
-            h = act(lin(h))
-        return layers[-1](h).masked_fill(~mb, -1e9)
+        return forward(xb).masked_fill(~mb, -1e9)
 
     X, M, Y = torch.from_numpy(x), torch.from_numpy(mask), torch.from_numpy(y)
     target = Y  # cross_entropy takes a class per row or a distribution per row
@@ -370,15 +365,94 @@ def fit(policy: PolicyMLP, x: np.ndarray, mask: np.ndarray, y: np.ndarray, q: np
     return PolicyMLP(weights, policy.activation, policy.transform, policy.hint), stats
 
 
+def fit_values(policy: PolicyMLP, x: np.ndarray, mask: np.ndarray, y: np.ndarray, q: np.ndarray, cfg: ExitConfig,
+               seed: int) -> tuple[PolicyMLP, dict]:
+    """The action-value network of ``target: values``: ``policy``'s hidden layers as its start, its output
+    layer zero, fitted by squared error over the legal actions to ``q`` less the legal actions' mean
+    (5% held out). Adam, the learning rate decaying linearly to zero. Its statistics are the fused
+    candidate's (``policy`` + ``value_weight`` × the fit) agreement with the search's actions ``y``, before
+    (``policy`` alone) and after, and the last epoch's mean squared error (``loss``)."""
+    import torch
+
+    torch.set_num_threads(cfg.torch_threads)
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    hold, train = _split(len(y), rng)
+    best_layers, best_forward = _torch_net(policy)
+    layers, forward = _torch_net(policy)
+    with torch.no_grad():
+        layers[-1].weight.zero_()
+        layers[-1].bias.zero_()
+    X, M, Y = torch.from_numpy(x), torch.from_numpy(mask), torch.from_numpy(y)
+    legal = M.float()
+    Q = torch.from_numpy(q)
+    Q = (Q - (Q * legal).sum(1, keepdim=True) / legal.sum(1, keepdim=True).clamp(min=1)) * legal
+    with torch.no_grad():
+        prior = best_forward(X)
+
+    def accuracy(idx, weight: float) -> float:
+        with torch.no_grad():
+            z = prior[idx] + weight * forward(X[idx]) if weight else prior[idx]
+            return float((z.masked_fill(~M[idx], -1e9).argmax(1) == Y[idx]).float().mean())
+
+    before = accuracy(hold, 0.0)
+    opt = torch.optim.Adam(layers.parameters(), lr=cfg.learning_rate)
+    steps = cfg.epochs * math.ceil(len(train) / cfg.batch_size)
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda k: 1.0 - k / steps)
+    loss_sum = 0.0
+    for _ in range(cfg.epochs):
+        perm = rng.permutation(train)
+        loss_sum = 0.0
+        for start in range(0, len(perm), cfg.batch_size):
+            idx = torch.from_numpy(perm[start:start + cfg.batch_size])
+            loss = (((forward(X[idx]) - Q[idx]) * legal[idx]) ** 2).sum() / legal[idx].sum().clamp(min=1)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            loss_sum += loss.item() * len(idx)
+    stats = {"held_out_accuracy_before": before, "held_out_accuracy": accuracy(hold, cfg.value_weight),
+             "train_accuracy": accuracy(train, cfg.value_weight), "loss": loss_sum / max(1, len(train))}
+    weights = [(lin.weight.detach().numpy().copy(), lin.bias.detach().numpy().copy()) for lin in layers]
+    return PolicyMLP(weights, policy.activation, policy.transform, policy.hint), stats
+
+
+def _split(n: int, rng) -> tuple[np.ndarray, np.ndarray]:
+    """The rows held out (5%, at least one) and those fitted."""
+    order = rng.permutation(n)
+    return order[:max(1, n // 20)], order[max(1, n // 20):]
+
+
+def _torch_net(policy: PolicyMLP):
+    """``policy``'s layers as torch modules (a copy) and the function of its logits, unmasked."""
+    import torch
+
+    layers = torch.nn.ModuleList(torch.nn.Linear(w.shape[1], w.shape[0]) for w, _ in policy.layers)
+    with torch.no_grad():
+        for lin, (w, b) in zip(layers, policy.layers):
+            lin.weight.copy_(torch.from_numpy(w))
+            lin.bias.copy_(torch.from_numpy(b))
+    act = {"relu": torch.relu, "tanh": torch.tanh}[policy.activation]
+
+    def forward(xb):
+        h = xb
+        for lin in layers[:-1]:
+            h = act(lin(h))
+        return layers[-1](h)
+
+    return layers, forward
+
+
 def _fit_task(cfg_dict: dict, best_path: str, part_paths: list[str], current: int, seed: int):
     """In a worker process: the best policy fitted to the recorded parts, of which the last ``current``
     are this generation's; the candidate and its statistics (with how many decisions it was fitted to,
     how many this generation recorded and how often the search overrode the network in them)."""
     from pitch_env.actions import ActionLayout
+    from pitch_policy.fuse import fuse
 
     cfg = ExitConfig(**cfg_dict)
     rules = cfg.resolved_rules()
-    best, _ = load_policy(best_path, rules)
+    best, card = load_policy(best_path, rules)
     parts = [load_part(Path(p), best.shape[0], ActionLayout(rules).size) for p in part_paths]
     here = np.concatenate([d["overrode"] for d in parts[len(parts) - current:]])
     x = np.concatenate([d["x"] for d in parts])
@@ -386,7 +460,11 @@ def _fit_task(cfg_dict: dict, best_path: str, part_paths: list[str], current: in
     y = np.concatenate([d["y"] for d in parts])
     q = np.concatenate([d["q"] for d in parts])
     del parts
-    cand, stats = fit(best, x, mask, y, q, cfg, seed)
+    if cfg.target == "values":
+        values, stats = fit_values(best, x, mask, y, q, cfg, seed)
+        cand, _ = fuse([(best, card, "the best"), (values, card, "its action values")], [1.0, cfg.value_weight])
+    else:
+        cand, stats = fit(best, x, mask, y, q, cfg, seed)
     cand.transform = None  # rebuilt from the card by whoever loads it; not sent back through the pipe
     return cand, dict(stats, fitted=int(len(y)), decisions=int(len(here)), overrode=float(here.mean()))
 
@@ -651,8 +729,8 @@ def run_exit(cfg: ExitConfig, run_dir: Path, show: bool = True, stop=None, resum
         fit_s = time.perf_counter() - fit_t0
         steps = int(card.get("training_steps", 0)) + stats["fitted"]
         cand_path = gdir / WEIGHTS_FILE
-        save_policy(cand_path, cand, dict(card, training_steps=steps,
-                                          exit={"generation": k, "config": asdict(cfg)}))
+        save_policy(cand_path, cand, dict(card, network={"shape": cand.shape, "activation": cand.activation},
+                                          training_steps=steps, exit={"generation": k, "config": asdict(cfg)}))
         say(f"generation {k}: fitted {stats['fitted']:,} decisions (search overrode the network in "
             f"{100 * stats['overrode']:.1f}%); "
             f"held-out accuracy {100 * stats['held_out_accuracy_before']:.1f}% -> {100 * stats['held_out_accuracy']:.1f}%")

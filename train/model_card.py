@@ -238,16 +238,23 @@ def write_exit_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: in
                                                           else f" (generation {s.first})") for s in stages(cfg))
     steps = " + ".join(f"{s.last - s.first + 1} generation{'s' if s.last > s.first else ''} `pimcnet:{s.worlds}`"
                        for s in stages(cfg))
+    if cfg.target == "values":
+        steps += f", each fitting the search's action values and adding them ×{cfg.value_weight:g} (`target: values`)"
     lineage = f"{agent_origin(cfg.start)} → {steps} ({config}); {kept} of {len(rows_g)} generations kept"
     facts = [f"one forward pass per decision; its teacher, each generation, was {teachers} (PIMC whose rollouts "
              f"and default choices are the best network so far, agents/netpimc.py) in self-play{leaf}"]
     compute = [f"training: {wall / 60:.1f} min of wall time for the {len(rows_g)} generations (recording, fits "
                f"and gates{', and the game value' if leaf else ''}) on {machine or _machine()}"]
+    fitted = ("fits the best network to them and to the generation before's in its stage "
+              f"(`replay: {cfg.replay}`)" if cfg.target != "values" else
+              "fits a network to what the search measured each legal action worth (started from the best's hidden "
+              f"layers; with the generation before's in its stage, `replay: {cfg.replay}`) and adds "
+              f"{cfg.value_weight:g} times its values to the best's logits, one fused network twice as wide; the "
+              "held-out accuracy is how often the best, then the candidate, picks the search's action")
     extra = f"""## Generations
 
-Each generation records `decisions` searched decisions, fits the best network to them and to the
-generation before's in its stage (`replay: {cfg.replay}`), and plays the fit against the best on {cfg.gate_games} duplicate deals;
-it becomes the best only above {100 * cfg.gate_min:.0f}%.
+Each generation records `decisions` searched decisions, {fitted}, and plays the candidate against the best on
+{cfg.gate_games} duplicate deals; it becomes the best only above {100 * cfg.gate_min:.0f}%.
 
 {chr(10).join(gen_table)}
 {chr(10) + note + chr(10) if note else ""}"""
