@@ -206,17 +206,22 @@ def test_recorded_decisions_are_what_the_network_reads_and_legal():
     assert (q[over, part["y"][over]] > q[over, z[over]]).all()  # and worth more than the network's choice
 
 
+def _decisions_with_foreign_values():
+    """The setback start policy and its card, 160 decisions recorded over it, random action values the
+    network does not follow, and the function giving a policy's choices at those decisions."""
+    policy, card = load_policy(SHIPPED["setback"], ex.ExitConfig().resolved_rules())
+    part = ex.record_part(ex.ExitConfig(worlds=2), SHIPPED["setback"], 160, seed=4)
+    mask = part["mask"]
+    q = np.where(mask, np.random.default_rng(0).normal(0, 4, mask.shape), 0).astype(np.float32)
+    return policy, card, part, q, lambda p: np.where(mask, p.logits(part["x"].copy()), -np.inf).argmax(1)
+
+
 def test_soft_targets_weigh_the_network_by_the_search_values():
     """target soft: at a high temperature the fit keeps the network's choices; at a low one it moves
     them to the actions the search valued most, on rows where the values differ."""
-    rules = ex.ExitConfig().resolved_rules()
-    policy, _ = load_policy(SHIPPED["setback"], rules)
-    part = ex.record_part(ex.ExitConfig(worlds=2), SHIPPED["setback"], 160, seed=4)
+    policy, _, part, q, choice = _decisions_with_foreign_values()
     mask = part["mask"]
-    rng = np.random.default_rng(0)
-    q = np.where(mask, rng.normal(0, 4, mask.shape), 0).astype(np.float32)  # values the network does not follow
     best = np.where(mask, q, -np.inf).argmax(1)
-    choice = lambda p: np.where(mask, p.logits(part["x"].copy()), -np.inf).argmax(1)
     start = choice(policy)
     runs = {}
     for temperature in (1000.0, 0.05):
@@ -235,12 +240,8 @@ def test_value_targets_fit_the_search_values_and_add_them_to_the_network():
     tiny one it plays as the policy did."""
     from pitch_policy.fuse import fuse
 
-    rules = ex.ExitConfig().resolved_rules()
-    policy, card = load_policy(SHIPPED["setback"], rules)
-    part = ex.record_part(ex.ExitConfig(worlds=2), SHIPPED["setback"], 160, seed=4)
+    policy, card, part, q, choice = _decisions_with_foreign_values()
     mask = part["mask"]
-    rng = np.random.default_rng(0)
-    q = np.where(mask, rng.normal(0, 4, mask.shape), 0).astype(np.float32)  # values the network does not follow
     centred = np.where(mask, q - (q * mask).sum(1, keepdims=True) / mask.sum(1, keepdims=True), 0)
     cfg = ex.ExitConfig(target="values", epochs=40, learning_rate=1e-3, batch_size=32, torch_threads=1)
     values, stats = ex.fit_values(policy, part["x"], mask, part["y"], q, cfg, seed=0)
@@ -249,7 +250,6 @@ def test_value_targets_fit_the_search_values_and_add_them_to_the_network():
     error = lambda z: float((((z - centred) * mask) ** 2).sum() / mask.sum())
     assert error(fitted) < 0.5 * error(np.zeros_like(fitted))
     assert set(stats) == {"held_out_accuracy_before", "held_out_accuracy", "train_accuracy", "loss"}
-    choice = lambda p: np.where(mask, p.logits(part["x"].copy()), -np.inf).argmax(1)
     several = mask.sum(1) > 1
     best = np.where(mask, q, -np.inf).argmax(1)
     strong, _ = fuse([(policy, card, "policy"), (values, card, "values")], [1.0, 100.0])
@@ -368,7 +368,7 @@ def test_a_values_run_writes_the_fused_candidate_and_its_card(tmp_path):
     assert card["network"]["shape"] == cand.shape and card["exit"]["config"]["target"] == "values"
     text = write_exit_card(tmp_path / "v", tmp_path / "card", games=2, pimc="pimc:1", pimc_games=0, workers=1,
                            seed=0)
-    assert "`target: values`" in text and "adds 2 times its values" in text
+    assert "`target: values`" in text and "adds 2 times its values" in text and "the action the search chose" in text
 
 
 @pytest.mark.parametrize("stages_value,words", [

@@ -344,23 +344,10 @@ def fit(policy: PolicyMLP, x: np.ndarray, mask: np.ndarray, y: np.ndarray, q: np
             return float((logits(X[idx], M[idx]).argmax(1) == Y[idx]).float().mean())
 
     before = accuracy(hold)
-    opt = torch.optim.Adam(layers.parameters(), lr=cfg.learning_rate)
-    steps = cfg.epochs * math.ceil(len(train) / cfg.batch_size)
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda k: 1.0 - k / steps)
-    loss_sum = 0.0
-    for _ in range(cfg.epochs):
-        perm = rng.permutation(train)
-        loss_sum = 0.0
-        for start in range(0, len(perm), cfg.batch_size):
-            idx = torch.from_numpy(perm[start:start + cfg.batch_size])
-            loss = torch.nn.functional.cross_entropy(logits(X[idx], M[idx]), target[idx])
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
-            loss_sum += loss.item() * len(idx)
+    loss = _train(layers, train, rng, cfg,
+                  lambda idx: torch.nn.functional.cross_entropy(logits(X[idx], M[idx]), target[idx]))
     stats = {"held_out_accuracy_before": before, "held_out_accuracy": accuracy(hold),
-             "train_accuracy": accuracy(train), "loss": loss_sum / max(1, len(train))}
+             "train_accuracy": accuracy(train), "loss": loss}
     weights = [(lin.weight.detach().numpy().copy(), lin.bias.detach().numpy().copy()) for lin in layers]
     return PolicyMLP(weights, policy.activation, policy.transform, policy.hint), stats
 
@@ -396,6 +383,19 @@ def fit_values(policy: PolicyMLP, x: np.ndarray, mask: np.ndarray, y: np.ndarray
             return float((z.masked_fill(~M[idx], -1e9).argmax(1) == Y[idx]).float().mean())
 
     before = accuracy(hold, 0.0)
+    loss = _train(layers, train, rng, cfg, lambda idx: (((forward(X[idx]) - Q[idx]) * legal[idx]) ** 2).sum()
+                  / legal[idx].sum().clamp(min=1))
+    stats = {"held_out_accuracy_before": before, "held_out_accuracy": accuracy(hold, cfg.value_weight),
+             "train_accuracy": accuracy(train, cfg.value_weight), "loss": loss}
+    weights = [(lin.weight.detach().numpy().copy(), lin.bias.detach().numpy().copy()) for lin in layers]
+    return PolicyMLP(weights, policy.activation, policy.transform, policy.hint), stats
+
+
+def _train(layers, train: np.ndarray, rng, cfg: ExitConfig, loss_of) -> float:
+    """``cfg.epochs`` passes of Adam over the rows ``train`` in shuffled batches, the learning rate
+    decaying linearly to zero, minimising ``loss_of(batch's row indices)``; the last pass's mean loss."""
+    import torch
+
     opt = torch.optim.Adam(layers.parameters(), lr=cfg.learning_rate)
     steps = cfg.epochs * math.ceil(len(train) / cfg.batch_size)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda k: 1.0 - k / steps)
@@ -405,16 +405,13 @@ def fit_values(policy: PolicyMLP, x: np.ndarray, mask: np.ndarray, y: np.ndarray
         loss_sum = 0.0
         for start in range(0, len(perm), cfg.batch_size):
             idx = torch.from_numpy(perm[start:start + cfg.batch_size])
-            loss = (((forward(X[idx]) - Q[idx]) * legal[idx]) ** 2).sum() / legal[idx].sum().clamp(min=1)
+            loss = loss_of(idx)
             opt.zero_grad()
             loss.backward()
             opt.step()
             sched.step()
             loss_sum += loss.item() * len(idx)
-    stats = {"held_out_accuracy_before": before, "held_out_accuracy": accuracy(hold, cfg.value_weight),
-             "train_accuracy": accuracy(train, cfg.value_weight), "loss": loss_sum / max(1, len(train))}
-    weights = [(lin.weight.detach().numpy().copy(), lin.bias.detach().numpy().copy()) for lin in layers]
-    return PolicyMLP(weights, policy.activation, policy.transform, policy.hint), stats
+    return loss_sum / max(1, len(train))
 
 
 def _split(n: int, rng) -> tuple[np.ndarray, np.ndarray]:

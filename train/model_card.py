@@ -245,16 +245,21 @@ def write_exit_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: in
              f"and default choices are the best network so far, agents/netpimc.py) in self-play{leaf}"]
     compute = [f"training: {wall / 60:.1f} min of wall time for the {len(rows_g)} generations (recording, fits "
                f"and gates{', and the game value' if leaf else ''}) on {machine or _machine()}"]
-    fitted = ("fits the best network to them and to the generation before's in its stage "
-              f"(`replay: {cfg.replay}`)" if cfg.target != "values" else
-              "fits a network to what the search measured each legal action worth (started from the best's hidden "
-              f"layers; with the generation before's in its stage, `replay: {cfg.replay}`) and adds "
-              f"{cfg.value_weight:g} times its values to the best's logits, one fused network twice as wide; the "
-              "held-out accuracy is how often the best, then the candidate, picks the search's action")
+    if cfg.target != "values":
+        fitted, after = (f"fits the best network to them and to the generation before's in its stage (`replay: "
+                         f"{cfg.replay}`)"), ""
+    else:
+        fitted = (f"fits a network to what the search measured each legal action worth (`replay: {cfg.replay}`: "
+                  "the decisions of this generation" + (f" and the {cfg.replay - 1} before it in its stage"
+                                                         if cfg.replay > 1 else "") + "), its hidden layers "
+                  f"started from the best's, and adds {cfg.value_weight:g} times its values to the best's logits "
+                  "(one fused network, twice as wide)")
+        after = (" The held-out accuracy is how often the best, then the candidate, picks the action the search "
+                 "chose.")
     extra = f"""## Generations
 
 Each generation records `decisions` searched decisions, {fitted}, and plays the candidate against the best on
-{cfg.gate_games} duplicate deals; it becomes the best only above {100 * cfg.gate_min:.0f}%.
+{cfg.gate_games} duplicate deals; it becomes the best only above {100 * cfg.gate_min:.0f}%.{after}
 
 {chr(10).join(gen_table)}
 {chr(10) + note + chr(10) if note else ""}"""
