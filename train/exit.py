@@ -365,7 +365,7 @@ def fit_values(policy: PolicyMLP, x: np.ndarray, mask: np.ndarray, y: np.ndarray
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     hold, train = _split(len(y), rng)
-    best_layers, best_forward = _torch_net(policy)
+    _, best_forward = _torch_net(policy)
     layers, forward = _torch_net(policy)
     with torch.no_grad():
         layers[-1].weight.zero_()
