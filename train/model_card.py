@@ -265,7 +265,7 @@ Each generation records `decisions` searched decisions, {fitted}, and plays the 
 {chr(10) + note + chr(10) if note else ""}"""
     shown = {k: v for k, v in saved.items() if k not in ("run_name", "runs_dir")}
     text = render_card(dest.name, cfg.variant, rules, card,
-                       f"a `{cfg.variant}` agent grown by expert iteration from `{agent_origin(cfg.start).split('`')[1]}`",
+                       f"an expert-iteration `{cfg.variant}` agent, grown from `{agent_origin(cfg.start).split('`')[1]}`",
                        lineage, [f"pitch exit --config {config}"], compute, facts, rows, games, pimc, pimc_games,
                        seed, eval_s, extra, ("json", json.dumps(shown, indent=1)))
     atomic_write(dest / "README.md", lambda tmp: Path(tmp).write_text(text))
