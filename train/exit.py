@@ -328,10 +328,10 @@ def fit(policy: PolicyMLP, x: np.ndarray, mask: np.ndarray, y: np.ndarray, q: np
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     hold, train = _split(len(y), rng)
-    layers, forward = _torch_net(policy)
+    net = _torch_net(policy)
 
     def logits(xb, mb):
-        return forward(xb).masked_fill(~mb, -1e9)
+        return net(xb).masked_fill(~mb, -1e9)
 
     X, M, Y = torch.from_numpy(x), torch.from_numpy(mask), torch.from_numpy(y)
     target = Y  # cross_entropy takes a class per row or a distribution per row
@@ -344,12 +344,11 @@ def fit(policy: PolicyMLP, x: np.ndarray, mask: np.ndarray, y: np.ndarray, q: np
             return float((logits(X[idx], M[idx]).argmax(1) == Y[idx]).float().mean())
 
     before = accuracy(hold)
-    loss = _train(layers, train, rng, cfg,
+    loss = _train(net, train, rng, cfg,
                   lambda idx: torch.nn.functional.cross_entropy(logits(X[idx], M[idx]), target[idx]))
     stats = {"held_out_accuracy_before": before, "held_out_accuracy": accuracy(hold),
              "train_accuracy": accuracy(train), "loss": loss}
-    weights = [(lin.weight.detach().numpy().copy(), lin.bias.detach().numpy().copy()) for lin in layers]
-    return PolicyMLP(weights, policy.activation, policy.transform, policy.hint), stats
+    return _policy_of(net, policy), stats
 
 
 def fit_values(policy: PolicyMLP, x: np.ndarray, mask: np.ndarray, y: np.ndarray, q: np.ndarray, cfg: ExitConfig,
@@ -358,45 +357,45 @@ def fit_values(policy: PolicyMLP, x: np.ndarray, mask: np.ndarray, y: np.ndarray
     layer zero, fitted by squared error over the legal actions to ``q`` less the legal actions' mean
     (5% held out). Adam, the learning rate decaying linearly to zero. Its statistics are the fused
     candidate's (``policy`` + ``value_weight`` × the fit) agreement with the search's actions ``y``, before
-    (``policy`` alone) and after, and the last epoch's mean squared error (``loss``)."""
+    the fit (when the fit's output is zero: ``policy`` alone) and after, and the last epoch's mean squared
+    error (``loss``)."""
     import torch
+
+    from .network import linears
 
     torch.set_num_threads(cfg.torch_threads)
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     hold, train = _split(len(y), rng)
-    _, best_forward = _torch_net(policy)
-    layers, forward = _torch_net(policy)
-    with torch.no_grad():
-        layers[-1].weight.zero_()
-        layers[-1].bias.zero_()
     X, M, Y = torch.from_numpy(x), torch.from_numpy(mask), torch.from_numpy(y)
+    best, net = _torch_net(policy), _torch_net(policy)
+    with torch.no_grad():
+        linears(net)[-1].weight.zero_()
+        linears(net)[-1].bias.zero_()
+        prior = best(X)
     legal = M.float()
     Q = torch.from_numpy(q)
     Q = (Q - (Q * legal).sum(1, keepdim=True) / legal.sum(1, keepdim=True).clamp(min=1)) * legal
-    with torch.no_grad():
-        prior = best_forward(X)
 
-    def accuracy(idx, weight: float) -> float:
+    def accuracy(idx) -> float:
         with torch.no_grad():
-            z = prior[idx] + weight * forward(X[idx]) if weight else prior[idx]
+            z = prior[idx] + cfg.value_weight * net(X[idx])
             return float((z.masked_fill(~M[idx], -1e9).argmax(1) == Y[idx]).float().mean())
 
-    before = accuracy(hold, 0.0)
-    loss = _train(layers, train, rng, cfg, lambda idx: (((forward(X[idx]) - Q[idx]) * legal[idx]) ** 2).sum()
+    before = accuracy(hold)
+    loss = _train(net, train, rng, cfg, lambda idx: (((net(X[idx]) - Q[idx]) * legal[idx]) ** 2).sum()
                   / legal[idx].sum().clamp(min=1))
-    stats = {"held_out_accuracy_before": before, "held_out_accuracy": accuracy(hold, cfg.value_weight),
-             "train_accuracy": accuracy(train, cfg.value_weight), "loss": loss}
-    weights = [(lin.weight.detach().numpy().copy(), lin.bias.detach().numpy().copy()) for lin in layers]
-    return PolicyMLP(weights, policy.activation, policy.transform, policy.hint), stats
+    stats = {"held_out_accuracy_before": before, "held_out_accuracy": accuracy(hold),
+             "train_accuracy": accuracy(train), "loss": loss}
+    return _policy_of(net, policy), stats
 
 
-def _train(layers, train: np.ndarray, rng, cfg: ExitConfig, loss_of) -> float:
+def _train(net, train: np.ndarray, rng, cfg: ExitConfig, loss_of) -> float:
     """``cfg.epochs`` passes of Adam over the rows ``train`` in shuffled batches, the learning rate
     decaying linearly to zero, minimising ``loss_of(batch's row indices)``; the last pass's mean loss."""
     import torch
 
-    opt = torch.optim.Adam(layers.parameters(), lr=cfg.learning_rate)
+    opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate)
     steps = cfg.epochs * math.ceil(len(train) / cfg.batch_size)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda k: 1.0 - k / steps)
     loss_sum = 0.0
@@ -421,23 +420,24 @@ def _split(n: int, rng) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _torch_net(policy: PolicyMLP):
-    """``policy``'s layers as torch modules (a copy) and the function of its logits, unmasked."""
+    """A copy of ``policy`` as the training code's torch MLP (train/network.py ``mlp``): its logits, unmasked."""
     import torch
 
-    layers = torch.nn.ModuleList(torch.nn.Linear(w.shape[1], w.shape[0]) for w, _ in policy.layers)
+    from .network import linears, mlp
+
+    net = mlp(policy.shape, policy.activation)
     with torch.no_grad():
-        for lin, (w, b) in zip(layers, policy.layers):
+        for lin, (w, b) in zip(linears(net), policy.layers):
             lin.weight.copy_(torch.from_numpy(w))
             lin.bias.copy_(torch.from_numpy(b))
-    act = {"relu": torch.relu, "tanh": torch.tanh}[policy.activation]
+    return net
 
-    def forward(xb):
-        h = xb
-        for lin in layers[:-1]:
-            h = act(lin(h))
-        return layers[-1](h)
 
-    return layers, forward
+def _policy_of(net, like: PolicyMLP) -> PolicyMLP:
+    """The weights of the torch MLP ``net`` as a policy reading its input as ``like`` does."""
+    from .network import as_layers
+
+    return PolicyMLP(as_layers(net), like.activation, like.transform, like.hint)
 
 
 def _fit_task(cfg_dict: dict, best_path: str, part_paths: list[str], current: int, seed: int):
