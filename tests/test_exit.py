@@ -612,6 +612,26 @@ def test_files_the_run_never_writes_are_never_read(finished, tmp_path, capsys):
     assert (run / ".evil.tmp").is_dir() and (run / ".best.safetensors.abcdefgh.tmp").is_symlink()
 
 
+def test_a_resumed_generation_counts_the_recording_time_spent_before_the_resume(finished, tmp_path, capsys):
+    """The seconds a killed process spent recording the next generation (``recording`` in generations.json,
+    written after each part) are part of that generation's record_s and wall_s when a resume finishes it;
+    a recording timed for a generation other than the next is refused."""
+    import json
+
+    run = copy_run(finished, tmp_path)
+    data = json.loads((run / "generations.json").read_text())
+    for stale in (1, 3):
+        (run / "generations.json").write_text(json.dumps({**data, "recording": {"generation": stale, "seconds": 5.0}}))
+        rc, err = resume(run, capsys, "--set", "generations=2")
+        assert rc == 2 and "times the recording of generation" in err
+    (run / "generations.json").write_text(json.dumps({**data, "recording": {"generation": 2, "seconds": 1000.0}}))
+    rc, err = resume(run, capsys, "--set", "generations=2")
+    assert rc == 0, err
+    rows = ex.read_run_json(run / "generations.json", "generations")
+    assert 1000.0 < rows[1]["record_s"] < rows[1]["wall_s"] and rows[0] == data["generations"][0]
+    assert "recording" not in json.loads((run / "generations.json").read_text())  # cleared with the row
+
+
 def test_a_compressed_part_inflating_to_600_mb_is_refused_before_any_allocation(tmp_path):
     """A part of about 0.6 MB that inflates to 600 MB of zeros: refused from its headers at once,
     nothing allocated."""
