@@ -613,23 +613,23 @@ def test_files_the_run_never_writes_are_never_read(finished, tmp_path, capsys):
 
 
 def test_a_resumed_generation_counts_the_recording_time_spent_before_the_resume(finished, tmp_path, capsys):
-    """The seconds a killed process spent recording the next generation (``recording`` in generations.json,
-    written after each part) are part of that generation's record_s and wall_s when a resume finishes it;
-    a recording timed for a generation other than the next is refused."""
+    """The seconds a killed process spent recording the next generation (``recording_s`` in
+    generations.json, written after each part) are part of that generation's record_s and wall_s when a
+    resume finishes it; a value the writer never writes is refused in one line."""
     import json
 
     run = copy_run(finished, tmp_path)
     data = json.loads((run / "generations.json").read_text())
-    for stale in (1, 3):
-        (run / "generations.json").write_text(json.dumps({**data, "recording": {"generation": stale, "seconds": 5.0}}))
+    for bad in (-1.0, "5", None, 1e308):
+        (run / "generations.json").write_text(json.dumps({**data, "recording_s": bad}))
         rc, err = resume(run, capsys, "--set", "generations=2")
-        assert rc == 2 and "times the recording of generation" in err
-    (run / "generations.json").write_text(json.dumps({**data, "recording": {"generation": 2, "seconds": 1000.0}}))
+        assert rc == 2 and "'recording_s'" in err
+    (run / "generations.json").write_text(json.dumps({**data, "recording_s": 1000.0}))
     rc, err = resume(run, capsys, "--set", "generations=2")
     assert rc == 0, err
     rows = ex.read_run_json(run / "generations.json", "generations")
     assert 1000.0 < rows[1]["record_s"] < rows[1]["wall_s"] and rows[0] == data["generations"][0]
-    assert "recording" not in json.loads((run / "generations.json").read_text())  # cleared with the row
+    assert "recording_s" not in json.loads((run / "generations.json").read_text())  # cleared with the row
 
 
 def test_a_compressed_part_inflating_to_600_mb_is_refused_before_any_allocation(tmp_path):

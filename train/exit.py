@@ -495,7 +495,6 @@ ROW_KEYS = {"generation": (int, 1, 1000), "worlds": (int, 1, 1000), "fitted": (i
             "wall_s": _SECONDS}
 OPTIONAL = ("worlds", "train_accuracy", "loss", "record_s", "fit_s", "gate_s")
 BEST_KEYS = {"generation": (int, 0, 1000), "sha256": (str, None, None), "bytes": (int, 1, MAX_POLICY_FILE)}
-RECORDING_KEYS = {"generation": (int, 1, 1000), "seconds": _SECONDS}
 SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
@@ -513,8 +512,8 @@ def _replayed(cfg: ExitConfig, generation: int) -> range:
 class Run:
     """A run directory and its state, ``generations.json``: one row per finished generation, and which
     generation is the best with the size and SHA-256 of its weights file (what ``best.safetensors`` must
-    hold), and the seconds spent so far recording the next generation's parts (``recording``: a resumed
-    generation's ``record_s`` counts every process that recorded for it). Everything is read by
+    hold), and the seconds spent so far recording the next generation's parts (``recording_s``: a resumed
+    generation's ``record_s`` counts every process that recorded for it; cleared with the row it ends in). Everything is read by
     train/runfiles.py and checked field by field."""
 
     def __init__(self, path: Path):
@@ -522,7 +521,7 @@ class Run:
         self.table_path = self.path / "generations.json"
         self.rows: list[dict] = []
         self.best_record: dict | None = None  # None: a run not started yet, or one written by an older version
-        self.recording: dict | None = None  # {"generation", "seconds"}: the next generation's recording so far
+        self.recording_s = 0.0  # the next generation's recording so far
         self.started = kind_of(self.table_path) is not None
         if not self.started:  # the state is written before gen_1/ is made; older versions wrote it later
             later = [p for p in (self.gen_dir(2), self.gen_dir(1) / WEIGHTS_FILE) if kind_of(p) is not None]
@@ -532,7 +531,7 @@ class Run:
             return
         data = read_json(self.table_path, MAX_RUN_FILE, "run file", RUN_FORMAT)
         where = f"{str(self.table_path)!r}"
-        if set(data) - {"format", "generations", "best", "recording"} or not isinstance(data.get("generations"), list):
+        if set(data) - {"format", "generations", "best", "recording_s"} or not isinstance(data.get("generations"), list):
             raise ResumeError(f"{where} does not hold this run's generations; restore it or start a new run")
         for k, row in enumerate(data["generations"]):
             check_fields(row, ROW_KEYS, f"{where}, row {k + 1},", OPTIONAL)
@@ -546,12 +545,8 @@ class Run:
                 raise ResumeError(f"{where} names generation {best['generation']} as the best, but its rows keep "
                                   f"generation {self.best_generation()}; restore the file or start a new run")
             self.best_record = best
-        if "recording" in data:
-            rec = check_fields(data["recording"], RECORDING_KEYS, f"{where}, its recording,")
-            if rec["generation"] != len(self.rows) + 1:
-                raise ResumeError(f"{where} times the recording of generation {rec['generation']}, but the next is "
-                                  f"{len(self.rows) + 1}; restore the file or start a new run")
-            self.recording = rec
+        if "recording_s" in data:
+            self.recording_s = check_fields(data, {"recording_s": _SECONDS}, where, others=True)["recording_s"]
 
     @property
     def best(self) -> Path:
@@ -580,17 +575,17 @@ class Run:
                 and sha256_of(path, rec["bytes"], "policy file") == rec["sha256"])
 
     def save(self) -> None:
-        extra = {"recording": self.recording} if self.recording is not None else {}
+        extra = {"recording_s": self.recording_s} if self.recording_s else {}
         write_run_json(self.table_path, generations=self.rows, best=self.best_record, **extra)
 
     def add(self, row: dict) -> None:
         self.rows.append(row)
-        self.recording = None
+        self.recording_s = 0.0
         self.save()
 
-    def recorded(self, k: int, seconds: float) -> None:
-        """Note ``seconds`` spent in all on recording generation ``k``'s parts so far."""
-        self.recording = {"generation": k, "seconds": seconds}
+    def recorded(self, seconds: float) -> None:
+        """Note ``seconds`` spent in all on recording the next generation's parts so far."""
+        self.recording_s = seconds
         self.save()
 
     def check(self, cfg: ExitConfig) -> None:
@@ -716,7 +711,7 @@ def run_exit(cfg: ExitConfig, run_dir: Path, show: bool = True, stop=None, resum
         wanted = _wanted(cfg, k)
         todo = todo if k == len(run.rows) + 1 and k == first else list(range(wanted))
         rec_t0 = time.perf_counter()
-        earlier_s = run.recording["seconds"] if run.recording is not None else 0.0  # before a resume
+        earlier_s = run.recording_s  # before a resume; 0 for a generation this process starts
         if todo:
             say(f"generation {k}: recording {len(todo) * PART:,} decisions of pimcnet:{scfg.worlds}:best "
                 f"({cfg.workers} workers)")
@@ -725,7 +720,7 @@ def run_exit(cfg: ExitConfig, run_dir: Path, show: bool = True, stop=None, resum
                 for done, (j, part) in enumerate(pool.imap_unordered(_record_task, tasks), 1):
                     save_part(run.part(k, j), part)
                     el = time.perf_counter() - rec_t0
-                    run.recorded(k, earlier_s + el)
+                    run.recorded(earlier_s + el)
                     if show:
                         print(f"\r  {done}/{len(todo)} parts, {el:.0f} s", end="", flush=True)
                     if stop is not None and stop:
