@@ -53,6 +53,7 @@ def rollouts(cfg, batched, n_rollouts=6, target=400):
     ["variant=setback"], ["variant=setback", "rules={num_players: 2}", "mirror=1.0"],
     ["variant=auction", "rules={num_players: 5}", "hint=heuristic"], ["variant=ten_point", "hint=heuristic"],
     ["variant=auction", "rules={num_players: 4, partnerships: true}", "reward=game"],
+    ["variant=auction", "reward=game", "start_scores=0.7"], ["variant=setback", "start_scores=1.0"],
 ])
 def test_batched_games_collect_the_reference_games_rollouts(extra):
     cfg = load_config(None, [*BASE, *extra])
@@ -69,6 +70,39 @@ def test_batched_games_collect_the_reference_games_rollouts(extra):
         assert g.stats == w.stats
         credited += int((g.rewards != 0).sum())
     assert credited > 0 and sum(g.stats["games"] for g in got) > 0
+
+
+@pytest.mark.parametrize("batched", [True, False])
+def test_start_scores_deals_games_at_random_scores_below_the_target(batched):
+    cfg = load_config(None, [*BASE, "variant=auction", "start_scores=1.0", "opponents={heuristic: 1}"])
+    lock = Lockstep(cfg, 8, 3, batched=batched)
+    lock.seatings, lock.traj = [None] * 8, [{} for _ in range(8)]
+    scores = []
+    for i in range(8):
+        lock.start(i)
+        g = lock.games.games[i]
+        scores.append(list(lock.games.engine.scores[i]) if batched else list(g.scores))
+        seen = lock.games.observations([i], [g.current_seat])[0].copy()
+        lock.games.set_scores(i, [0] * lock.rules.num_sides)  # the observation shows the scores
+        assert np.array_equal(seen, lock.games.observations([i], [g.current_seat])[0]) == (not any(scores[-1]))
+    flat = np.array(scores)
+    assert flat.min() >= 0 and flat.max() < lock.rules.target_score and flat.any()
+    lock.set_weights(cfg.opponents, cfg.mirror, 0.0)  # a schedule turning it off: fresh games start at 0
+    for i in range(8):
+        lock.start(i)
+        assert not any(lock.games.engine.scores[i] if batched else lock.games.games[i].scores)
+
+
+def test_start_scores_is_a_share_for_the_batched_trainer_alone():
+    from train.config import ConfigError
+
+    for bad, match in ((["trainer=fast", "start_scores=1.5"], "start_scores"),
+                       (["trainer=sb3", "start_scores=0.5"], "start_scores.*trainer: fast"),
+                       (["backend=rllib", "start_scores=0.5"], "start_scores.*trainer: fast")):
+        with pytest.raises(ConfigError, match=match):
+            load_config(None, bad)
+    cfg = load_config(None, ["trainer=fast", "schedule=[{at: 10, start_scores: 0.5}]"])
+    assert cfg.start_scores == 0 and cfg.schedule[0]["start_scores"] == 0.5
 
 
 def test_a_league_with_an_agent_spec_keeps_the_reference_games():

@@ -63,6 +63,10 @@ class BatchGames:
     def reset(self, i: int, seed: int) -> None:
         self.engine.reset([seed], [i])
 
+    def set_scores(self, i: int, scores) -> None:
+        """Game ``i``, just dealt, with the sides at ``scores`` instead of 0."""
+        self.engine.set_scores(i, scores)
+
     def seats(self) -> list[int]:
         self._heuristic_moves = None  # a new tick
         return self.engine.current_seat.tolist()

@@ -39,6 +39,7 @@ class TrainConfig(GameKeys):
     overlap: bool = False  # fast, workers >= 1: the workers play the next rollout (one update behind) during the update
     schedule: list[dict[str, Any]] = field(default_factory=list)  # fast: [{at: STEPS, KEY: VALUE, …}]: from STEPS learner steps on, KEY takes VALUE (keys: SCHEDULED)
     mirror: float = ranged(0.0, 0, 1)  # fast, rllib: share of games whose every side the learner plays (all their decisions train it)
+    start_scores: float = ranged(0.0, 0, 1)  # fast: share of training games that start with each side at a random score from 0 to the target less 1 (more end games to learn from; evaluations start at 0)
     vec_env: Literal["dummy", "subproc"] = "dummy"  # dummy: one process (faster here, see docs); subproc: one per env
     torch_threads: int = ranged(1, 1, 1024)  # torch CPU threads for the learner's updates
     # ----- backend: rllib only (train/rllib/, docs/rllib.md)
@@ -104,7 +105,8 @@ class TrainConfig(GameKeys):
         return [input_size(rules, self.hint), *self.hidden, ActionLayout(rules).size]
 
 
-SCHEDULED = ("learning_rate", "ent_coef", "bid_ent_coef", "policy_coef", "clip_range", "n_epochs", "opponents", "mirror")  # what a schedule may change
+SCHEDULED = ("learning_rate", "ent_coef", "bid_ent_coef", "policy_coef", "clip_range", "n_epochs", "opponents", "mirror",
+             "start_scores")  # what a schedule may change
 
 
 def make_config(values: dict[str, Any], source: str = "config") -> TrainConfig:
@@ -206,6 +208,10 @@ def _check_together(cfg: TrainConfig, source: str) -> None:
     if cfg.bid_ent_coef and (cfg.trainer != "fast" or cfg.backend != "sb3"):
         raise bad("bid_ent_coef", cfg.bid_ent_coef, "it applies only to trainer: fast (backend: sb3), whose PPO "
                                                     "weighs each decision's entropy; set trainer: fast or drop it")
+    if (cfg.start_scores or any(e.get("start_scores") for e in cfg.schedule)) and (
+            cfg.trainer != "fast" or cfg.backend != "sb3"):
+        raise bad("start_scores", cfg.start_scores, "it applies only to trainer: fast (backend: sb3), whose batched "
+                                                    "core deals the games; set trainer: fast or drop it")
     if cfg.start:
         _check_start(cfg, bad)
     if cfg.policy_coef != 1 and (cfg.trainer != "fast" or cfg.backend != "sb3"):

@@ -135,6 +135,12 @@ class Games:
             mask[k, self.games[i].legal_view()] = True
         return mask
 
+    def set_scores(self, i: int, scores) -> None:
+        """Game ``i``, just dealt, with the sides at ``scores`` instead of 0."""
+        g = self.games[i]
+        g.scores = [int(s) for s in scores]
+        self.tables[i].sync(g)
+
     def hints(self, idx: list[int]) -> np.ndarray:
         return np.array([engine_hint(self.games[i]) for i in idx])
 
@@ -179,6 +185,7 @@ class Lockstep:
         self.hint = cfg.hint != "none"
         self.oracle = cfg.critic == "oracle"
         self.books = [SideRewards(rules, cfg.reward, cfg.win_bonus) for _ in range(n_games)]  # each game's rewards
+        self.start_scores = cfg.start_scores  # share of new games dealt at random scores (set_weights updates it)
         self.side_of = [rules.side_of(s) for s in range(rules.num_players)]
         self.pi = self.vf = None
         self.seatings: list = []  # each slot's Seating (empty until the first collect)
@@ -193,14 +200,17 @@ class Lockstep:
     def add_snapshot(self, layers, activation: str) -> None:
         self.league.add_snapshot(layers, activation)
 
-    def set_weights(self, opponents: dict[str, float], mirror: float) -> None:
+    def set_weights(self, opponents: dict[str, float], mirror: float, start_scores: float = 0.0) -> None:
         self.league.set_weights(opponents, mirror)
+        self.start_scores = start_scores
 
     # --------------------------------------------------------------- a rollout
     def start(self, i: int) -> None:
         """A new game in slot ``i``, its sides' players drawn from the league."""
         seating = self.seatings[i] = self.league.draw()
         self.games.reset(i, int(self.rng.integers(2**62)))
+        if self.start_scores and self.rng.random() < self.start_scores:
+            self.games.set_scores(i, self.rng.integers(0, self.rules.target_score, self.rules.num_sides))
         self.traj[i] = {s: [] for s in seating.learner_sides}
         self.books[i].start(seating.learner_sides)
 
@@ -371,7 +381,7 @@ class Collector:
         """Start a rollout of ``target`` learner decisions with the learner's (policy, value) ``layers``
         as they are now, against the opponents of ``live`` (the config in force)."""
         pi, vf = layers
-        weights = (live.opponents, live.mirror)
+        weights = (live.opponents, live.mirror, live.start_scores)
         self.asked = target
         if self.local is not None:
             self.local.set_learner(pi, vf)

@@ -15,7 +15,8 @@ import numpy as np
 from pitch_env.engine import OVER, first_dealer
 from pitch_env.rules import Rules
 from .kernels import (CHANGE, CUR, FIRST_DEALER, GAME_END, HAND, HAND_END, LOGLEN, MAX_CARDS, NI, NM, PHASE, SCORES,
-                      SEED, TRUNC, WINNER, dealt_to, load_hands, reset_many, shuffle, step_all, step_game)
+                      SEED, TRUNC, WINNER, dealt_to, load_hands, reset_many, shuffle, step_all, step_game,
+                      write_obs)
 from .tables import Compiled, check_cache, compile_rules
 
 
@@ -62,6 +63,13 @@ class BatchEngine:
             raise ValueError(f"each deck needs the {self.rules.deck} cards in dealing order")
         load_hands(games, int(hand), int(dealer), np.asarray(scores, np.int64), decks, self.I, self.M, self.T, self.U,
                    self.obs, self.mask)
+
+    def set_scores(self, game: int, scores) -> None:
+        """Game ``game``, before its first action, with the sides at ``scores`` (a training curriculum's start)."""
+        if self.I[game, LOGLEN] or self.I[game, PHASE] == OVER:
+            raise ValueError(f"game {game} has started or is over: set its scores before its first action")
+        self.I[game, SCORES:SCORES + self.rules.num_sides] = np.asarray(scores, np.int64)
+        write_obs(game, self.I, self.M, self.T, self.U, self.obs)
 
     def step(self, actions: np.ndarray, observe: bool = True) -> int:
         """Take ``actions[g]`` (legal: the caller checks) in every game not over; returns how many games ended."""
