@@ -244,12 +244,21 @@ def test_value_targets_fit_the_search_values_and_add_them_to_the_network():
     mask = part["mask"]
     centred = np.where(mask, q - (q * mask).sum(1, keepdims=True) / mask.sum(1, keepdims=True), 0)
     cfg = ex.ExitConfig(target="values", epochs=40, learning_rate=1e-3, batch_size=32, torch_threads=1)
-    values, stats = ex.fit_values(policy, part["x"], mask, part["y"], q, cfg, seed=0)
+    values, cand, stats = ex.fit_values(policy, card, part["x"], mask, part["y"], q, cfg, seed=0)
     assert values.shape == policy.shape and values.hint == policy.hint and values.transform is policy.transform
     fitted = values.logits(part["x"].copy())
     error = lambda z: float((((z - centred) * mask) ** 2).sum() / mask.sum())
     assert error(fitted) < 0.5 * error(np.zeros_like(fitted))
     assert set(stats) == {"held_out_accuracy_before", "held_out_accuracy", "train_accuracy", "loss"}
+    # the statistics are the fused candidate's (weight 1 for the policy, value_weight for the fit) and the policy's
+    fused, _ = fuse([(policy, card, "policy"), (values, card, "values")], [1.0, cfg.value_weight])
+    assert np.allclose(cand.logits(part["x"]), fused.logits(part["x"]))
+    hold, train = ex._split(len(part["y"]), np.random.default_rng(0))  # fit_values' split for seed 0
+    agree = lambda p, rows: float((np.where(mask[rows], p.logits(part["x"][rows]), -np.inf).argmax(1)
+                                   == part["y"][rows]).mean())
+    assert stats["held_out_accuracy_before"] == pytest.approx(agree(policy, hold))
+    assert stats["held_out_accuracy"] == pytest.approx(agree(fused, hold))
+    assert stats["train_accuracy"] == pytest.approx(agree(fused, train))
     several = mask.sum(1) > 1
     best = np.where(mask, q, -np.inf).argmax(1)
     strong, _ = fuse([(policy, card, "policy"), (values, card, "values")], [1.0, 100.0])

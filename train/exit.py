@@ -351,15 +351,17 @@ def fit(policy: PolicyMLP, x: np.ndarray, mask: np.ndarray, y: np.ndarray, q: np
     return _policy_of(net, policy), stats
 
 
-def fit_values(policy: PolicyMLP, x: np.ndarray, mask: np.ndarray, y: np.ndarray, q: np.ndarray, cfg: ExitConfig,
-               seed: int) -> tuple[PolicyMLP, dict]:
+def fit_values(policy: PolicyMLP, card: dict, x: np.ndarray, mask: np.ndarray, y: np.ndarray, q: np.ndarray,
+               cfg: ExitConfig, seed: int) -> tuple[PolicyMLP, PolicyMLP, dict]:
     """The action-value network of ``target: values``: ``policy``'s hidden layers as its start, its output
     layer zero, fitted by squared error over the legal actions to ``q`` less the legal actions' mean
-    (5% held out). Adam, the learning rate decaying linearly to zero. Its statistics are the fused
-    candidate's (``policy`` + ``value_weight`` × the fit) agreement with the search's actions ``y``, before
-    the fit (when the fit's output is zero: ``policy`` alone) and after, and the last epoch's mean squared
-    error (``loss``)."""
+    (5% held out). Adam, the learning rate decaying linearly to zero. Returns (the fit, the candidate:
+    ``policy`` and the fit fused with weights 1 and ``value_weight`` (pitch_policy/fuse.py), statistics).
+    The statistics are the agreement with the search's actions ``y`` of ``policy`` alone (before) and of
+    the candidate (after), and the last epoch's mean squared error (``loss``)."""
     import torch
+
+    from pitch_policy.fuse import fuse
 
     from .network import linears
 
@@ -367,27 +369,32 @@ def fit_values(policy: PolicyMLP, x: np.ndarray, mask: np.ndarray, y: np.ndarray
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     hold, train = _split(len(y), rng)
-    X, M, Y = torch.from_numpy(x), torch.from_numpy(mask), torch.from_numpy(y)
-    best, net = _torch_net(policy), _torch_net(policy)
+    X = torch.from_numpy(x)
+    net = _torch_net(policy)
     with torch.no_grad():
         linears(net)[-1].weight.zero_()
         linears(net)[-1].bias.zero_()
-        prior = best(X)
-    legal = M.float()
+    legal = torch.from_numpy(mask).float()
     Q = torch.from_numpy(q)
     Q = (Q - (Q * legal).sum(1, keepdim=True) / legal.sum(1, keepdim=True).clamp(min=1)) * legal
-
-    def accuracy(idx) -> float:
-        with torch.no_grad():
-            z = prior[idx] + cfg.value_weight * net(X[idx])
-            return float((z.masked_fill(~M[idx], -1e9).argmax(1) == Y[idx]).float().mean())
-
-    before = accuracy(hold)
+    before = _agreement(policy, x, mask, y, hold)
     loss = _train(net, train, rng, cfg, lambda idx: (((net(X[idx]) - Q[idx]) * legal[idx]) ** 2).sum()
                   / legal[idx].sum().clamp(min=1))
-    stats = {"held_out_accuracy_before": before, "held_out_accuracy": accuracy(hold),
-             "train_accuracy": accuracy(train), "loss": loss}
-    return _policy_of(net, policy), stats
+    values = _policy_of(net, policy)
+    cand, _ = fuse([(policy, card, "the best"), (values, card, "its action values")], [1.0, cfg.value_weight])
+    stats = {"held_out_accuracy_before": before, "held_out_accuracy": _agreement(cand, x, mask, y, hold),
+             "train_accuracy": _agreement(cand, x, mask, y, train), "loss": loss}
+    return values, cand, stats
+
+
+def _agreement(policy: PolicyMLP, x: np.ndarray, mask: np.ndarray, y: np.ndarray, rows: np.ndarray) -> float:
+    """The share of ``rows`` whose most likely legal action under ``policy`` is the search's, ``y``."""
+    same = 0
+    for start in range(0, len(rows), 8192):  # a fused network's hidden layer over 200,000 rows would not fit
+        idx = rows[start:start + 8192]
+        z = np.where(mask[idx], policy.logits(x[idx]), -np.inf)
+        same += int((z.argmax(1) == y[idx]).sum())
+    return same / max(1, len(rows))
 
 
 def _train(net, train: np.ndarray, rng, cfg: ExitConfig, loss_of) -> float:
@@ -445,7 +452,6 @@ def _fit_task(cfg_dict: dict, best_path: str, part_paths: list[str], current: in
     are this generation's; the candidate and its statistics (with how many decisions it was fitted to,
     how many this generation recorded and how often the search overrode the network in them)."""
     from pitch_env.actions import ActionLayout
-    from pitch_policy.fuse import fuse
 
     cfg = ExitConfig(**cfg_dict)
     rules = cfg.resolved_rules()
@@ -458,8 +464,7 @@ def _fit_task(cfg_dict: dict, best_path: str, part_paths: list[str], current: in
     q = np.concatenate([d["q"] for d in parts])
     del parts
     if cfg.target == "values":
-        values, stats = fit_values(best, x, mask, y, q, cfg, seed)
-        cand, _ = fuse([(best, card, "the best"), (values, card, "its action values")], [1.0, cfg.value_weight])
+        _, cand, stats = fit_values(best, card, x, mask, y, q, cfg, seed)
     else:
         cand, stats = fit(best, x, mask, y, q, cfg, seed)
     cand.transform = None  # rebuilt from the card by whoever loads it; not sent back through the pipe
