@@ -146,9 +146,13 @@ def _bad_arrays(rng: random.Random, path: Path, keys: tuple[str, ...], n: int, w
         data = bytearray(path.read_bytes())
         if kind == "truncate":
             data = data[:rng.randrange(len(data))]
-        elif kind == "flip":  # in the zip's headers or an array header: where a flip cannot miss
-            for _ in range(rng.randint(1, 4)):
-                data[rng.randrange(0, 200)] ^= 1 << rng.randrange(8)
+        elif kind == "flip":  # where a flip cannot miss: the first entry's signature or its data's first bytes
+            # (the array's magic, or deflated bytes whose CRC then fails); not the header's date, which
+            # nothing reads
+            start = 30 + int.from_bytes(data[26:28], "little") + int.from_bytes(data[28:30], "little")
+            spots = [(at, bit) for at in (*range(4), *range(start, start + 6)) for bit in range(8)]
+            for at, bit in rng.sample(spots, rng.randint(1, 4)):  # distinct, so no flip undoes another
+                data[at] ^= 1 << bit
         elif kind == "noise":
             data = bytearray(rng.randbytes(rng.randrange(1, 4096)))
         else:
@@ -167,7 +171,8 @@ def _bad_state(rng: random.Random, path: Path) -> tuple[str, bool | None]:
     data = json.loads(path.read_text())
     row = data["generations"][0]
     kind = rng.choice(["row_value", "row_value", "extra_key", "missing_key", "best_generation", "best_sha",
-                       "best_bytes", "generation_number", "rows_not_list", "format", "text_flip", "deep"])
+                       "best_bytes", "generation_number", "rows_not_list", "format", "text_flip", "deep",
+                       "recording"])
     must = True
     if kind == "row_value":
         key = rng.choice(sorted(row))
@@ -192,6 +197,10 @@ def _bad_state(rng: random.Random, path: Path) -> tuple[str, bool | None]:
         data["generations"] = {"0": row}
     elif kind == "format":
         data["format"] = "pitch-exit-run/9"
+    elif kind == "recording":  # the seconds spent on the next generation's parts: a number from 0 to 1e9
+        value = data["recording_s"] = rng.choice([-1, "5", None, 1e308, True, [1], 12.5, 3, 0])
+        kind = f"recording_s={value!r}"
+        must = not (type(value) in (int, float) and 0 <= value <= 1e9)
     text = json.dumps(data)
     if kind == "text_flip":
         b = bytearray(text.encode())
