@@ -200,7 +200,7 @@ class Lockstep:
     def add_snapshot(self, layers, activation: str) -> None:
         self.league.add_snapshot(layers, activation)
 
-    def set_weights(self, opponents: dict[str, float], mirror: float, start_scores: float = 0.0) -> None:
+    def set_weights(self, opponents: dict[str, float], mirror: float, start_scores: float) -> None:
         self.league.set_weights(opponents, mirror)
         self.start_scores = start_scores
 
