@@ -339,16 +339,13 @@ def fit(policy: PolicyMLP, x: np.ndarray, mask: np.ndarray, y: np.ndarray, q: np
         with torch.no_grad():  # illegal actions keep the masked logits' zero probability
             target = torch.softmax(torch.log_softmax(logits(X, M), 1) + torch.from_numpy(q) / cfg.temperature, 1)
 
-    def accuracy(idx) -> float:
-        with torch.no_grad():
-            return float((logits(X[idx], M[idx]).argmax(1) == Y[idx]).float().mean())
-
-    before = accuracy(hold)
+    before = _agreement(policy, x, mask, y, hold)
     loss = _train(net, train, rng, cfg,
                   lambda idx: torch.nn.functional.cross_entropy(logits(X[idx], M[idx]), target[idx]))
-    stats = {"held_out_accuracy_before": before, "held_out_accuracy": accuracy(hold),
-             "train_accuracy": accuracy(train), "loss": loss}
-    return _policy_of(net, policy), stats
+    fitted = _policy_of(net, policy)
+    stats = {"held_out_accuracy_before": before, "held_out_accuracy": _agreement(fitted, x, mask, y, hold),
+             "train_accuracy": _agreement(fitted, x, mask, y, train), "loss": loss}
+    return fitted, stats
 
 
 def fit_values(policy: PolicyMLP, card: dict, x: np.ndarray, mask: np.ndarray, y: np.ndarray, q: np.ndarray,
@@ -390,7 +387,7 @@ def fit_values(policy: PolicyMLP, card: dict, x: np.ndarray, mask: np.ndarray, y
 def _agreement(policy: PolicyMLP, x: np.ndarray, mask: np.ndarray, y: np.ndarray, rows: np.ndarray) -> float:
     """The share of ``rows`` whose most likely legal action under ``policy`` is the search's, ``y``."""
     same = 0
-    for start in range(0, len(rows), 8192):  # a fused network's hidden layer over 200,000 rows would not fit
+    for start in range(0, len(rows), 8192):  # a wide hidden layer over 200,000 rows at once would not fit in memory
         idx = rows[start:start + 8192]
         z = np.where(mask[idx], policy.logits(x[idx]), -np.inf)
         same += int((z.argmax(1) == y[idx]).sum())
