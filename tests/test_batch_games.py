@@ -60,7 +60,7 @@ def test_batched_games_collect_the_reference_games_rollouts(extra):
     got, want = rollouts(cfg, True), rollouts(cfg, False)
     credited = 0
     for g, w in zip(got, want):
-        for field in ("masks", "actions", "rewards"):
+        for field in ("masks", "actions", "rewards", "opens"):
             assert np.array_equal(getattr(g, field), getattr(w, field)), field
         # The reference core's LiveTable rounds a few float32 fractions one unit in the last place away from
         # Observer.encode (which the batched engine matches exactly), and the network outputs follow.
@@ -98,7 +98,9 @@ def test_start_scores_is_a_share_for_the_batched_trainer_alone():
 
     for bad, match in ((["trainer=fast", "start_scores=1.5"], "start_scores"),
                        (["trainer=sb3", "start_scores=0.5"], "start_scores.*trainer: fast"),
-                       (["backend=rllib", "start_scores=0.5"], "start_scores.*trainer: fast")):
+                       (["backend=rllib", "start_scores=0.5"], "start_scores.*trainer: fast"),
+                       (["trainer=sb3", "advantage_horizon=hand"], "advantage_horizon.*trainer: fast"),
+                       (["trainer=fast", "advantage_horizon=round"], "advantage_horizon")):
         with pytest.raises(ConfigError, match=match):
             load_config(None, bad)
     cfg = load_config(None, ["trainer=fast", "schedule=[{at: 10, start_scores: 0.5}]"])

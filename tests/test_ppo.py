@@ -114,6 +114,52 @@ def test_gae_runs_to_the_end_of_finished_games_and_bootstraps_running_ones():
     assert np.allclose(batch.advantages.numpy(), want) and len(batch) == 4 == data.trained
 
 
+def test_gae_with_the_hand_horizon_stops_at_each_hand_and_bootstraps_its_first_decision():
+    """``horizon="hand"``: a decision's sum of TD errors runs to the side's next hand and no further,
+    the value of that hand's first decision standing for the rest; without marks it is refused."""
+    n, g, lam = 5, 0.9, 0.5
+    values = np.array([1.0, 2.0, 0.5, 3.0, 4.0], np.float32)
+    rewards = np.array([0.0, 1.0, -1.0, 0.0, 2.0], np.float32)
+    opens = np.array([True, False, True, False, False])  # rows 0-1 one hand, rows 2-4 the next
+    data = Rollout(np.zeros((n, 3), np.float32), np.ones((n, 2), bool), np.zeros(n, np.int64), np.zeros(n, np.float32),
+                   values, rewards, [Segment([0, 1, 2, 3, 4], True)], opens=opens)
+    d = [rewards[t] + g * (values[t + 1] if t < 4 else 0.0) - values[t] for t in range(n)]
+    hand = advantages(data, g, lam, "hand").advantages.numpy()
+    game = advantages(data, g, lam).advantages.numpy()
+    want_later = [d[2] + g * lam * (d[3] + g * lam * d[4]), d[3] + g * lam * d[4], d[4]]
+    assert np.allclose(hand, [d[0] + g * lam * d[1], d[1], *want_later])  # row 1 stops at row 2's value
+    assert np.allclose(game[2:], want_later) and not np.isclose(game[1], d[1])  # the game horizon runs on
+    with pytest.raises(ValueError, match="opens"):
+        advantages(Rollout(data.obs, data.masks, data.actions, data.logp, values, rewards, data.segments), g, lam,
+                   "hand")
+
+
+@pytest.mark.parametrize("variant,options", PRESETS)
+def test_rollouts_mark_each_sides_first_decision_of_a_hand(variant, options):
+    """``Rollout.opens`` against the observation's own count of hands dealt: within a trajectory a row
+    opens a hand exactly when that count moved since the side's previous decision, and every game's first
+    decision of a side opens one; the marks of carried decisions travel with them."""
+    cfg = small_cfg(f"variant={variant}", f"rules={options or {}}")
+    _, (pi, vf) = learner(cfg)
+    lock = Lockstep(cfg, 8, 5)
+    lock.set_learner(pi, vf)
+    lock.add_snapshot(pi, "relu")
+    at = Observer(lock.rules).pieces["hands_played"].offset
+    carried, opened = 0, 0
+    for _ in range(3):
+        data = lock.collect(300)
+        hands = data.obs[:, at]
+        for seg in data.segments:
+            if seg.rows[0] >= carried:  # a game's first decision for this side
+                assert data.opens[seg.rows[0]]
+            for prev, row in zip(seg.rows, seg.rows[1:]):
+                assert data.opens[row] == (hands[row] != hands[prev]), (prev, row)
+        opened += int(data.opens.sum())
+        carried = len(lock.carry["opens"])
+        assert lock.carry["opens"] == [bool(data.opens[s.rows[-1]]) for s in data.segments if not s.ended]
+    assert 0 < opened < 900
+
+
 def test_a_running_trajectorys_latest_decision_opens_its_segment_in_the_next_rollout():
     cfg = small_cfg()
     _, (pi, vf) = learner(cfg)

@@ -65,6 +65,7 @@ class TrainConfig(GameKeys):
     n_epochs: int = ranged(4, 1, 10_000)  # passes over each rollout
     gamma: float = ranged(0.99, 0, 1, above=True)  # discount per learner decision
     gae_lambda: float = ranged(0.95, 0, 1)  # GAE lambda
+    advantage_horizon: Literal["game", "hand"] = "game"  # fast: how far a decision's GAE runs: to the game's end, or to the side's next hand, whose first decision's value stands for the rest (the later hands' deals no longer blur a decision's credit)
     clip_range: float = ranged(0.2, 0, 10, above=True)  # PPO clip
     ent_coef: float = ranged(0.01, 0, 100)  # entropy bonus
     policy_coef: float = ranged(1.0, 0, 100)  # fast: weight of the policy loss and entropy bonus (0: only the value network learns, e.g. for the first steps after start, then 1 from a schedule entry)
@@ -212,6 +213,10 @@ def _check_together(cfg: TrainConfig, source: str) -> None:
             cfg.trainer != "fast" or cfg.backend != "sb3"):
         raise bad("start_scores", cfg.start_scores, "it applies only to trainer: fast (backend: sb3), whose batched "
                                                     "core deals the games; set trainer: fast or drop it")
+    if cfg.advantage_horizon != "game" and (cfg.trainer != "fast" or cfg.backend != "sb3"):
+        raise bad("advantage_horizon", cfg.advantage_horizon, "it applies only to trainer: fast (backend: sb3), "
+                                                              "whose rollouts mark where each hand begins; set "
+                                                              "trainer: fast or drop it")
     if cfg.start:
         _check_start(cfg, bad)
     if cfg.policy_coef != 1 and (cfg.trainer != "fast" or cfg.backend != "sb3"):

@@ -81,6 +81,7 @@ class Rollout:
     segments: list[Segment] = field(default_factory=list)  # every row is in exactly one
     stats: dict = field(default_factory=dict)  # episode statistics for TensorBoard
     oracle: np.ndarray | None = None  # float32 [n, extra]: the oracle critic's inputs (critic: oracle), else None
+    opens: np.ndarray | None = None  # bool [n]: the decision is its side's first of a hand (its bid, where it bids)
 
     def __len__(self) -> int:
         return len(self.actions)
@@ -102,8 +103,9 @@ class Rollout:
             at += len(p)
         arrays = (np.concatenate([getattr(p, f) for p in parts]) for f in
                   ("obs", "masks", "actions", "logp", "values", "rewards"))
-        oracle = None if parts[0].oracle is None else np.concatenate([p.oracle for p in parts])
-        return Rollout(*arrays, segments, stats, oracle)
+        oracle, opens = (None if getattr(parts[0], f) is None else np.concatenate([getattr(p, f) for p in parts])
+                         for f in ("oracle", "opens"))
+        return Rollout(*arrays, segments, stats, oracle, opens)
 
 
 # ---------------------------------------------------------------------- the games
@@ -154,13 +156,15 @@ class Games:
 
     def step(self, i: int, seat: int, action: int):
         """Apply ``action`` for ``seat`` in game ``i`` (checked: a wrong transform or mask fails loudly
-        here rather than corrupting the game); returns (the finished hand's score change or None,
-        whether the game is over)."""
+        here rather than corrupting the game); returns (the finished hand's score change, zeros for a hand
+        thrown in, or None while the hand goes on; whether the game is over), as the batched engine does."""
         g = self.games[i]
         phase, number, before = g.phase, g.hand_number, len(g.finished)
         g.apply(action)
         self.tables[i].after(g, seat, action, phase, number)
-        hand = g.last_result.score_change if len(g.finished) != before and g.last_result is not None else None
+        hand = None
+        if len(g.finished) != before:
+            hand = g.last_result.score_change if g.last_result is not None else (0,) * self.rules.num_sides
         return hand, g.phase == OVER
 
 
@@ -191,6 +195,7 @@ class Lockstep:
         self.seatings: list = []  # each slot's Seating (empty until the first collect)
         self.traj: list[dict[int, list[int]]] = []  # each slot's learner sides -> their rows in this rollout
         self.carry = None  # each running trajectory's latest decision, trained on in the next rollout
+        self.fresh: list[set[int]] = [set() for _ in range(n_games)]  # each game's sides yet to decide in this hand
 
     # --------------------------------------------------------------- weights
     def set_learner(self, pi_layers, vf_layers) -> None:
@@ -212,6 +217,7 @@ class Lockstep:
         if self.start_scores and self.rng.random() < self.start_scores:
             self.games.set_scores(i, self.rng.integers(0, self.rules.target_score, self.rules.num_sides))
         self.traj[i] = {s: [] for s in seating.learner_sides}
+        self.fresh[i] = set(range(self.rules.num_sides))
         self.books[i].start(seating.learner_sides)
 
     def inputs(self, idx: list[int], seats: list[int]):
@@ -230,10 +236,13 @@ class Lockstep:
         seatings, traj = self.seatings, self.traj
         parts = {k: [] for k in ("obs", "masks", "actions", "logp", "values", *(("oracle",) if self.oracle else ()))}
         rewards: list[float] = []
+        opens: list[bool] = []  # each row: its side's first decision of a hand
+        fresh = self.fresh
         if self.carry is not None:  # the carried decisions are rows 0..c-1 of this rollout
             for k in parts:
                 parts[k].append(self.carry[k])
             rewards.extend(self.carry["rewards"])
+            opens.extend(self.carry["opens"])
             for row, (i, side) in enumerate(self.carry["owners"]):
                 traj[i][side] = [row]
             self.carry = None
@@ -268,6 +277,8 @@ class Lockstep:
 
         def apply(i: int, seat: int, action: int) -> None:
             hand, over = games.step(i, seat, action)
+            if hand is not None:
+                fresh[i] = set(range(r.num_sides))
             if hand is not None and cfg.reward == "hand":
                 books[i].hand_over(hand)
                 credit(i)
@@ -305,11 +316,14 @@ class Lockstep:
                 for k, (i, seat) in enumerate(zip(idx, seats)):
                     a = int(real[k])
                     if player is LEARNER:
-                        traj[i][side_of[seat]].append(rows)
+                        side = side_of[seat]
+                        traj[i][side].append(rows)
                         rewards.append(0.0)
+                        opens.append(side in fresh[i])
                         rows += 1
                         if games.games[i].phase == BID:
                             count_bid(stats, r, a)
+                    fresh[i].discard(side_of[seat])
                     apply(i, seat, a)
         data = {k: np.concatenate(v) for k, v in parts.items()}
         running = [(i, side, rows_of) for i in range(n) for side, rows_of in traj[i].items() if rows_of]
@@ -317,10 +331,11 @@ class Lockstep:
         carried = [rows_of[-1] for _, _, rows_of in running]
         self.carry = {k: data[k][carried] for k in parts}
         self.carry["rewards"] = [rewards[c] for c in carried]
+        self.carry["opens"] = [opens[c] for c in carried]
         self.carry["owners"] = [(i, side) for i, side, _ in running]
         return Rollout(data["obs"], data["masks"], data["actions"].astype(np.int64), data["logp"].astype(np.float32),
                        data["values"].astype(np.float32), np.asarray(rewards, np.float32), segments, stats,
-                       data.get("oracle"))
+                       data.get("oracle"), np.asarray(opens, bool))
 
 
 # ---------------------------------------------------------------------- worker processes

@@ -52,6 +52,9 @@ class PPO:
     """discount per learner decision"""
     gae_lambda: float = 0.95
     """GAE lambda"""
+    advantage_horizon: str = "game"
+    """how far a decision's GAE runs: ``game``, to the game's end; ``hand``, to the side's next hand,
+    whose first decision's value bootstraps the rest"""
     clip_range: float = 0.2
     """PPO's clip of the probability ratio"""
     ent_coef: float = 0.01
@@ -99,10 +102,17 @@ class Batch:
         return len(self.actions)
 
 
-def advantages(data: Rollout, gamma: float, lam: float) -> Batch:
+def advantages(data: Rollout, gamma: float, lam: float, horizon: str = "game") -> Batch:
     """GAE over every trajectory of the rollout: a finished one to its terminal decision, a running one
-    up to its latest decision, whose value is the bootstrap and which is left for the next rollout."""
+    up to its latest decision, whose value is the bootstrap and which is left for the next rollout.
+    ``horizon="hand"``: each sum stops at the side's next hand (``data.opens``); the value of that hand's
+    first decision stands for everything after it."""
     values, rew = data.values, data.rewards
+    if horizon not in ("game", "hand"):
+        raise ValueError(f"horizon {horizon!r}: use 'game' or 'hand'")
+    cut = data.opens if horizon == "hand" else np.zeros(len(data), bool)
+    if cut is None:
+        raise ValueError("horizon 'hand' needs a rollout that marks where each hand begins (Rollout.opens)")
     adv = np.zeros(len(data), np.float32)
     keep = np.ones(len(data), bool)
     for seg in data.segments:
@@ -116,6 +126,8 @@ def advantages(data: Rollout, gamma: float, lam: float) -> Batch:
             last = delta + gamma * lam * last
             adv[t] = last
             next_value = values[t]
+            if cut[t]:  # row t opens a hand: the decisions before it sum no further than its value
+                last = 0.0
     t = torch.from_numpy
     return Batch(t(data.obs[keep]), t(data.masks[keep]), t(data.actions[keep]), t(data.logp[keep]), values[keep],
                  t(adv[keep]), t(adv[keep] + values[keep]), None if data.oracle is None else t(data.oracle[keep]))
@@ -312,7 +324,7 @@ def learn(learner: Learner, collector: Collector, logger: Scalars, show: bool) -
             if cfg.overlap and learner.steps + data.trained < cfg.total_steps:
                 ask()  # the workers play the next rollout with these weights while the learner updates
             # 2. advantages, 3. update
-            batch = advantages(data, ppo.gamma, ppo.gae_lambda)
+            batch = advantages(data, ppo.gamma, ppo.gae_lambda, ppo.advantage_horizon)
             losses = update(learner.net, learner.opt, batch, ppo, learner.bid_actions)
             learner.n_updates += ppo.n_epochs
             t2 = time.perf_counter()
