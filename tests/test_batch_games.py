@@ -1,7 +1,7 @@
 """The self-play core on the batched engine (train/batch_games.py) collects exactly the rollouts it collects on
 the reference engine's games dealt the same cards: the same inputs, masks, actions, log-probabilities, values,
-rewards (relative hand rewards and the win bonus), trajectories and statistics; and a league with an agent
-spec keeps the reference games."""
+rewards (relative hand rewards and the win bonus), marks of each side's first decision of a hand,
+trajectories and statistics; and a league with an agent spec keeps the reference games."""
 
 import numpy as np
 import pytest
