@@ -462,3 +462,15 @@ def test_a_start_policy_that_does_not_fit_the_config_is_refused_in_one_line(tmp_
         assert "\n" not in str(err.value)
     with pytest.raises(ConfigError, match="'policy_coef'.*only to trainer: fast"):
         load_config(None, ["policy_coef=0"])
+
+
+@pytest.mark.parametrize("key,value", [("bid_ent_coef", 0.1), ("bid_q", 0.05), ("policy_coef", 0.5),
+                                       ("start_scores", 0.5), ("advantage_horizon", "hand")])
+@pytest.mark.parametrize("path", ["trainer=sb3", "backend=rllib"])
+def test_keys_of_the_batched_ppo_alone_are_refused_on_the_other_paths(key, value, path):
+    from train.config import BATCHED_PPO_ONLY
+
+    assert key in BATCHED_PPO_ONLY and BATCHED_PPO_ONLY[key][0] != value
+    with pytest.raises(ConfigError, match=f"'{key}'.*only to trainer: fast"):
+        load_config(None, [path, f"{key}={value}"])
+    assert getattr(load_config(None, ["trainer=fast", f"{key}={value}"]), key) == value

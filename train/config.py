@@ -110,6 +110,17 @@ SCHEDULED = ("learning_rate", "ent_coef", "bid_ent_coef", "policy_coef", "clip_r
              "start_scores")  # what a schedule may change
 
 
+# Keys only PPO on the batched self-play core reads (trainer: fast, backend: sb3): each one's value that
+# leaves it off, and what it needs of that core.
+BATCHED_PPO_ONLY = {
+    "bid_ent_coef": (0.0, ", whose PPO weighs each decision's entropy"),
+    "bid_q": (0.0, ", whose PPO trains the bids on their values"),
+    "policy_coef": (1.0, ""),
+    "start_scores": (0.0, ", whose batched core deals the games"),
+    "advantage_horizon": ("game", ", whose rollouts mark where each hand begins"),
+}
+
+
 def make_config(values: dict[str, Any], source: str = "config") -> TrainConfig:
     """A TrainConfig from a plain dict: each key checked against its field's type and range, then the
     keys checked together."""
@@ -206,24 +217,14 @@ def _check_together(cfg: TrainConfig, source: str) -> None:
         if cfg.num_envs > 256:
             raise bad("num_envs", cfg.num_envs, "the SB3 path runs at most 256 envs (each one a Python env); "
                                                 "use trainer: fast for more games side by side")
-    if cfg.bid_ent_coef and (cfg.trainer != "fast" or cfg.backend != "sb3"):
-        raise bad("bid_ent_coef", cfg.bid_ent_coef, "it applies only to trainer: fast (backend: sb3), whose PPO "
-                                                    "weighs each decision's entropy; set trainer: fast or drop it")
-    if (cfg.start_scores or any(e.get("start_scores") for e in cfg.schedule)) and (
-            cfg.trainer != "fast" or cfg.backend != "sb3"):
-        raise bad("start_scores", cfg.start_scores, "it applies only to trainer: fast (backend: sb3), whose batched "
-                                                    "core deals the games; set trainer: fast or drop it")
-    if cfg.advantage_horizon != "game" and (cfg.trainer != "fast" or cfg.backend != "sb3"):
-        raise bad("advantage_horizon", cfg.advantage_horizon, "it applies only to trainer: fast (backend: sb3), "
-                                                              "whose rollouts mark where each hand begins; set "
-                                                              "trainer: fast or drop it")
+    if cfg.trainer != "fast" or cfg.backend != "sb3":
+        for key, (off, why) in BATCHED_PPO_ONLY.items():
+            value = getattr(cfg, key)
+            if value != off or any(key in e and e[key] != off for e in cfg.schedule):
+                raise bad(key, value, f"it applies only to trainer: fast (backend: sb3){why}; set trainer: fast "
+                                      f"or drop it")
     if cfg.start:
         _check_start(cfg, bad)
-    if cfg.policy_coef != 1 and (cfg.trainer != "fast" or cfg.backend != "sb3"):
-        raise bad("policy_coef", cfg.policy_coef, "it applies only to trainer: fast (backend: sb3); set trainer: "
-                                                  "fast or drop it")
-    if cfg.bid_q and (cfg.trainer != "fast" or cfg.backend != "sb3"):
-        raise bad("bid_q", cfg.bid_q, "it applies only to trainer: fast (backend: sb3); set trainer: fast or drop it")
     if cfg.bid_q and (cfg.bid_ent_coef or any(e.get("bid_ent_coef") for e in cfg.schedule)):
         raise bad("bid_q", cfg.bid_q, "bid decisions that learn action values take no entropy bonus of their own "
                                       "(they explore by the temperature bid_q); set bid_ent_coef: 0, in the schedule too")

@@ -314,16 +314,15 @@ class Lockstep:
                     actions, _ = sample_masked(player.net(x), m, self.rng)
                 real = actions if ids is None else self.canon.act_src[ids, actions]
                 for k, (i, seat) in enumerate(zip(idx, seats)):
-                    a = int(real[k])
+                    a, side = int(real[k]), side_of[seat]
                     if player is LEARNER:
-                        side = side_of[seat]
                         traj[i][side].append(rows)
                         rewards.append(0.0)
                         opens.append(side in fresh[i])
                         rows += 1
                         if games.games[i].phase == BID:
                             count_bid(stats, r, a)
-                    fresh[i].discard(side_of[seat])
+                    fresh[i].discard(side)
                     apply(i, seat, a)
         data = {k: np.concatenate(v) for k, v in parts.items()}
         running = [(i, side, rows_of) for i in range(n) for side, rows_of in traj[i].items() if rows_of]
