@@ -97,9 +97,6 @@ def test_start_scores_is_a_share_for_the_batched_trainer_alone():
     from train.config import ConfigError
 
     for bad, match in ((["trainer=fast", "start_scores=1.5"], "start_scores"),
-                       (["trainer=sb3", "start_scores=0.5"], "start_scores.*trainer: fast"),
-                       (["backend=rllib", "start_scores=0.5"], "start_scores.*trainer: fast"),
-                       (["trainer=sb3", "advantage_horizon=hand"], "advantage_horizon.*trainer: fast"),
                        (["trainer=fast", "advantage_horizon=round"], "advantage_horizon")):
         with pytest.raises(ConfigError, match=match):
             load_config(None, bad)

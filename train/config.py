@@ -219,10 +219,10 @@ def _check_together(cfg: TrainConfig, source: str) -> None:
                                                 "use trainer: fast for more games side by side")
     if cfg.trainer != "fast" or cfg.backend != "sb3":
         for key, (off, why) in BATCHED_PPO_ONLY.items():
-            value = getattr(cfg, key)
-            if value != off or any(key in e and e[key] != off for e in cfg.schedule):
-                raise bad(key, value, f"it applies only to trainer: fast (backend: sb3){why}; set trainer: fast "
-                                      f"or drop it")
+            on = [v for v in (getattr(cfg, key), *(e[key] for e in cfg.schedule if key in e)) if v != off]
+            if on:
+                raise bad(key, on[0], f"it applies only to trainer: fast (backend: sb3){why}; set trainer: fast "
+                                      f"or drop it (from the schedule too)")
     if cfg.start:
         _check_start(cfg, bad)
     if cfg.bid_q and (cfg.bid_ent_coef or any(e.get("bid_ent_coef") for e in cfg.schedule)):
