@@ -134,6 +134,92 @@ def test_gae_with_the_hand_horizon_stops_at_each_hand_and_bootstraps_its_first_d
                    "hand")
 
 
+def test_with_opening_values_a_hand_bootstraps_from_them_and_each_opening_row_keeps_its_own_value():
+    """``opening_values`` (``hand_bootstrap: scores``) replace, for the decision before a hand's first one
+    (and a running trajectory's bootstrap), that first decision's value; the first decision's own TD
+    error still subtracts its own value, and the game horizon reads none of them."""
+    n, g, lam = 5, 0.9, 0.5
+    values = np.array([1.0, 2.0, 0.5, 3.0, 4.0], np.float32)
+    rewards = np.array([0.0, 1.0, -1.0, 0.0, 2.0], np.float32)
+    opens = np.array([True, False, True, False, True])
+    opening = np.array([7.0, 8.0, -0.25, 9.0, 1.5], np.float32)  # read only where a row opens a hand
+    obs, masks, acts, logp = (np.zeros((n, 3), np.float32), np.ones((n, 2), bool), np.zeros(n, np.int64),
+                              np.zeros(n, np.float32))
+    data = Rollout(obs, masks, acts, logp, values, rewards, [Segment([0, 1, 2], True), Segment([3, 4], False)],
+                   opens=opens)
+    d1 = rewards[1] + g * opening[2] - values[1]
+    d2 = rewards[2] - values[2]  # the finished game's last decision
+    d3 = rewards[3] + g * opening[4] - values[3]  # row 4, the running game's latest, opens a hand
+    batch = advantages(data, g, lam, "hand", opening)
+    assert np.allclose(batch.advantages.numpy(), [rewards[0] + g * values[1] - values[0] + g * lam * d1, d1, d2, d3])
+    assert np.allclose(batch.returns.numpy(), batch.advantages.numpy() + values[:4])
+    plain = advantages(data, g, lam, "hand").advantages.numpy()
+    assert not np.isclose(plain[1], d1) and np.isclose(plain[2], d2)
+    assert np.allclose(advantages(data, g, lam, "game", opening).advantages, advantages(data, g, lam).advantages)
+
+
+def test_hand_values_learn_the_mean_over_deals_of_each_public_state():
+    """``HandValues`` reads only the dealer's seat, the scores and the hands played: rows of one public
+    state whose values differ by their deal get one value, the mean, and two public states get theirs;
+    rows that open no hand keep their own values; the weights go through state() and load()."""
+    from train.ppo import HandValues
+    from train.runfiles import ResumeError
+
+    rules = pitch_env.rules("auction")
+    pieces = Observer(rules).pieces
+    rng = np.random.default_rng(0)
+    n = 512
+    obs = np.zeros((n, Observer(rules).size), np.float32)
+    hand = pieces["hand"].offset
+    obs[:, hand:hand + 6] = rng.integers(0, 2, (n, 6))  # the deal: the fitted value must not follow it
+    late = np.arange(n) % 2 == 1  # public state B: dealer at relative seat 2, scores 7 and -3
+    obs[:, pieces["dealer"].offset + np.where(late, 2, 0)] = 1
+    obs[late, pieces["scores"].offset] = 7 / rules.target_score
+    obs[late, pieces["scores"].offset + 1] = -3 / rules.target_score
+    mean = np.where(late, -0.3, 0.5).astype(np.float32)
+    opens = np.arange(n) % 4 < 2
+    hv = HandValues(rules, steps=50, lr=3e-3)
+    for _ in range(30):
+        luck = (obs[:, hand:hand + 6].sum(1) - 3) * 0.15  # the deal's swing, mean zero over deals
+        values = (mean + luck + rng.normal(0, 0.05, n)).astype(np.float32)
+        data = Rollout(obs, np.ones((n, 2), bool), np.zeros(n, np.int64), np.zeros(n, np.float32), values,
+                       np.zeros(n, np.float32), [Segment(list(range(n)), True)], opens=opens)
+        out = hv(data)
+    assert np.array_equal(out[~opens], values[~opens])
+    assert np.allclose(out[opens & ~late], 0.5, atol=0.06) and np.allclose(out[opens & late], -0.3, atol=0.06)
+    assert np.ptp(out[opens & late]) < 1e-5  # one public state, one value, whatever the deal
+    again = HandValues(rules)
+    again.load(json.loads(json.dumps(hv.state())), "here")
+    assert np.allclose(again.net(torch.from_numpy(obs[:, hv.cols])).detach(), hv.net(torch.from_numpy(obs[:, hv.cols])).detach())
+    damaged = hv.state()
+    for bad in ({}, "weights", dict(damaged, **{"0.bias": [0.0]}), dict(damaged, **{"4.bias": [float("nan")]}),
+                dict(damaged, **{"4.bias": ["x"]})):
+        with pytest.raises(ResumeError, match="here: state.json's hand_values .* damaged") as err:
+            HandValues(rules).load(bad, "here")
+        assert "\n" not in str(err.value)
+
+
+def test_a_run_bootstrapping_its_hands_from_the_scores_saves_that_value_and_resumes_it(tmp_path):
+    """``hand_bootstrap: scores`` trains, writes its deal-free value network into state.json, resumes
+    with it, and is refused in one line without ``advantage_horizon: hand``."""
+    from train.ppo import HandValues, Learner
+    from train.rundir import RunDir
+    from train.stop import StopFlag
+
+    keys = [*TINY, "variant=auction", "advantage_horizon=hand", "hand_bootstrap=scores", "total_steps=512"]
+    run = train(overrides=[*keys, f"runs_dir={tmp_path}", "run_name=h"], show_progress=False)
+    saved = json.loads((run / "checkpoint" / "state.json").read_text())["hand_values"]
+    assert set(saved) == set(HandValues(pitch_env.rules("auction")).net.state_dict())
+    cfg = load_config(run / "config.yaml")
+    with StopFlag() as stop:
+        learner = Learner(cfg, RunDir(run), 0.0, stop)
+    assert learner.hand_values.state() == saved and "hand_values" not in learner.state
+    train(resume=run, overrides=["total_steps=1024"], show_progress=False)
+    with pytest.raises(ConfigError, match="'hand_bootstrap'.*needs advantage_horizon: hand") as err:
+        load_config(None, ["trainer=fast", "hand_bootstrap=scores"])
+    assert "\n" not in str(err.value)
+
+
 @pytest.mark.parametrize("variant,options", PRESETS)
 def test_rollouts_mark_each_sides_first_decision_of_a_hand(variant, options):
     """``Rollout.opens`` against the observation's own count of hands dealt: within a trajectory a row

@@ -66,6 +66,7 @@ class TrainConfig(GameKeys):
     gamma: float = ranged(0.99, 0, 1, above=True)  # discount per learner decision
     gae_lambda: float = ranged(0.95, 0, 1)  # GAE lambda
     advantage_horizon: Literal["game", "hand"] = "game"  # fast: how far a decision's GAE runs: to the game's end, or to the side's next hand, whose first decision's value stands for the rest (the later hands' deals no longer blur a decision's credit)
+    hand_bootstrap: Literal["deal", "scores"] = "deal"  # fast, with advantage_horizon hand: the value a hand's last decision bootstraps from: deal, the side's first decision of the next hand (its critic already sees the next deal); scores, the running mean of that value over every hand that opens at the same scores and dealer seat (the next deal's luck left out)
     clip_range: float = ranged(0.2, 0, 10, above=True)  # PPO clip
     ent_coef: float = ranged(0.01, 0, 100)  # entropy bonus
     policy_coef: float = ranged(1.0, 0, 100)  # fast: weight of the policy loss and entropy bonus (0: only the value network learns, e.g. for the first steps after start, then 1 from a schedule entry)
@@ -118,6 +119,7 @@ BATCHED_PPO_ONLY = {
     "policy_coef": (1.0, ""),
     "start_scores": (0.0, ", whose batched core deals the games"),
     "advantage_horizon": ("game", ", whose rollouts mark where each hand begins"),
+    "hand_bootstrap": ("deal", ", whose rollouts mark where each hand begins"),
 }
 
 
@@ -223,6 +225,9 @@ def _check_together(cfg: TrainConfig, source: str) -> None:
             if on:
                 raise bad(key, on[0], f"it applies only to trainer: fast (backend: sb3){why}; set trainer: fast "
                                       f"or drop it (from the schedule too)")
+    if cfg.hand_bootstrap != "deal" and cfg.advantage_horizon != "hand":
+        raise bad("hand_bootstrap", cfg.hand_bootstrap, "it sets where a hand's advantages stop, so it needs "
+                                                        "advantage_horizon: hand; set that or drop hand_bootstrap")
     if cfg.start:
         _check_start(cfg, bad)
     if cfg.bid_q and (cfg.bid_ent_coef or any(e.get("bid_ent_coef") for e in cfg.schedule)):

@@ -19,6 +19,7 @@ import numpy as np
 import torch
 
 from pitch_env.actions import ActionLayout
+from pitch_env.observer import Observer
 from pitch_policy import WEIGHTS_FILE, load_policy, save_policy
 
 from . import resume as ckpt
@@ -55,6 +56,10 @@ class PPO:
     advantage_horizon: str = "game"
     """how far a decision's GAE runs: ``game``, to the game's end; ``hand``, to the side's next hand,
     whose first decision's value bootstraps the rest"""
+    hand_bootstrap: str = "deal"
+    """with ``advantage_horizon="hand"``, the value a hand's last decision bootstraps from: ``deal``, the
+    next hand's first decision's (whose oracle critic sees the next deal); ``scores``, the mean of that value
+    over the hands that open at the same scores and dealer seat (``HandValues``)"""
     clip_range: float = 0.2
     """PPO's clip of the probability ratio"""
     ent_coef: float = 0.01
@@ -102,35 +107,92 @@ class Batch:
         return len(self.actions)
 
 
-def advantages(data: Rollout, gamma: float, lam: float, horizon: str = "game") -> Batch:
+def advantages(data: Rollout, gamma: float, lam: float, horizon: str = "game",
+               opening_values: np.ndarray | None = None) -> Batch:
     """GAE over every trajectory of the rollout: a finished one to its terminal decision, a running one
     up to its latest decision, whose value is the bootstrap and which is left for the next rollout.
     ``horizon="hand"``: each sum stops at the side's next hand (``data.opens``); the value of that hand's
-    first decision stands for everything after it."""
+    first decision stands for everything after it, or ``opening_values`` (one per row; read at the rows
+    that open a hand, e.g. ``HandValues``'s) where given. The returns (value targets) follow the same sums."""
     values, rew = data.values, data.rewards
     if horizon not in ("game", "hand"):
         raise ValueError(f"horizon {horizon!r}: use 'game' or 'hand'")
     cut = data.opens if horizon == "hand" else np.zeros(len(data), bool)
     if cut is None:
         raise ValueError("horizon 'hand' needs a rollout that marks where each hand begins (Rollout.opens)")
+    # what each row's predecessor bootstraps from: its value, or at a hand's first decision opening_values
+    boot = values if opening_values is None or horizon != "hand" else np.where(cut, opening_values, values)
     adv = np.zeros(len(data), np.float32)
     keep = np.ones(len(data), bool)
     for seg in data.segments:
         rows, next_value = seg.rows, 0.0
         if not seg.ended:
-            rows, next_value = rows[:-1], float(values[rows[-1]])
+            rows, next_value = rows[:-1], float(boot[rows[-1]])
             keep[seg.rows[-1]] = False
         last = 0.0
         for t in reversed(rows):
             delta = rew[t] + gamma * next_value - values[t]
             last = delta + gamma * lam * last
             adv[t] = last
-            next_value = values[t]
-            if cut[t]:  # row t opens a hand: the decisions before it sum no further than its value
+            next_value = boot[t]
+            if cut[t]:  # row t opens a hand: the decisions before it sum no further than its bootstrap
                 last = 0.0
     t = torch.from_numpy
     return Batch(t(data.obs[keep]), t(data.masks[keep]), t(data.actions[keep]), t(data.logp[keep]), values[keep],
                  t(adv[keep]), t(adv[keep] + values[keep]), None if data.oracle is None else t(data.oracle[keep]))
+
+
+class HandValues:
+    """The value of a hand's start without its deal (``hand_bootstrap: scores``): a small network of the
+    public state the deal leaves alone (the dealer's seat and the scores, relative to the side that
+    decides, and the hands played), fitted after every rollout to the critic's values at the decisions that
+    open a hand, so it learns their mean over the deals. Its weights go through a checkpoint as plain JSON
+    (``state()``, ``load()``)."""
+
+    def __init__(self, rules, hidden: int = 64, steps: int = 20, lr: float = 1e-3):
+        pieces = Observer(rules).pieces
+        self.cols = np.concatenate([np.arange(p.offset, p.offset + p.size)
+                                    for p in (pieces[k] for k in ("dealer", "scores", "hands_played"))])
+        self.net = torch.nn.Sequential(torch.nn.Linear(len(self.cols), hidden), torch.nn.ReLU(),
+                                       torch.nn.Linear(hidden, hidden), torch.nn.ReLU(), torch.nn.Linear(hidden, 1))
+        self.opt = torch.optim.Adam(self.net.parameters(), lr=lr)
+        self.steps = steps
+        self.used = False  # fitted (or loaded) at least once: saved with the checkpoint
+
+    def __call__(self, data: Rollout) -> np.ndarray:
+        """One value per row of ``data``: at each row that opens a hand the network's value of its public
+        state, after ``steps`` Adam steps on this rollout's opening values; elsewhere the row's own value."""
+        out = data.values.astype(np.float32, copy=True)
+        rows = np.flatnonzero(data.opens) if data.opens is not None else np.zeros(0, np.int64)
+        if not len(rows):
+            return out
+        x = torch.from_numpy(np.ascontiguousarray(data.obs[rows][:, self.cols]))
+        y = torch.from_numpy(data.values[rows].astype(np.float32))
+        for _ in range(self.steps):
+            loss = torch.nn.functional.mse_loss(self.net(x)[:, 0], y)
+            self.opt.zero_grad()
+            loss.backward()
+            self.opt.step()
+        with torch.no_grad():
+            out[rows] = self.net(x)[:, 0].numpy()
+        return out
+
+    def state(self) -> dict[str, list]:
+        return {k: v.tolist() for k, v in self.net.state_dict().items()}
+
+    def load(self, saved, where: str) -> None:
+        """The weights of ``state()`` read back from a checkpoint's state.json, each of its shape and finite."""
+        expected = self.net.state_dict()
+        try:
+            if not isinstance(saved, dict) or set(saved) != set(expected):
+                raise ValueError
+            weights = {k: torch.tensor(saved[k], dtype=torch.float32) for k in expected}
+            if any(weights[k].shape != v.shape or not torch.isfinite(weights[k]).all() for k, v in expected.items()):
+                raise ValueError
+        except (TypeError, ValueError, RuntimeError):
+            raise ckpt.ResumeError(f"{where}: state.json's hand_values are not the weights of the deal-free value "
+                                   f"network; the checkpoint is damaged") from None
+        self.net.load_state_dict(weights)
 
 
 # ---------------------------------------------------------------------- update
@@ -230,21 +292,34 @@ class Learner:
         self.steps = self.n_updates = 0
         self.state = {"next_snapshot": cfg.snapshot_every, "next_checkpoint": cfg.checkpoint_every,
                       "next_eval": cfg.eval_every or cfg.total_steps + 1, "last_eval": -1, "wall_time_before": 0.0}
+        self.hand_values = HandValues(cfg.resolved_rules())  # hand_bootstrap: scores
         self.found = ckpt.current(run.path)
         if self.found is not None:
             state = ckpt.check_schedule(ckpt.load_trainer(self.found, self.net, self.opt), self.found)
             self.steps, self.n_updates = int(state["steps"]), state["trainer"]["n_updates"]
             state["wall_time_before"] = state.get("wall_time", 0.0)
+            if "hand_values" in state:
+                self.hand_values.load(state.pop("hand_values"), str(self.found))
+                self.hand_values.used = True
             self.state = {k: v for k, v in state.items() if k not in ("steps", "trainer")}
+
+    def opening_values(self, data: Rollout, ppo: PPO) -> np.ndarray | None:
+        """What the rows opening a hand bootstrap their hand's advantages from, if not their own values."""
+        if ppo.advantage_horizon == "hand" and ppo.hand_bootstrap == "scores":
+            self.hand_values.used = True
+            return self.hand_values(data)
+        return None
 
     def checkpoint(self) -> None:
         """Policy, trainer state and state.json as one set (train/resume.py), at the steps trained on."""
         self.state["wall_time"] = self.state.get("wall_time_before", 0.0) + (time.perf_counter() - self.started)
         policy, steps = export_policy(self.net, self.cfg), self.steps
 
+        state = dict(self.state, hand_values=self.hand_values.state()) if self.hand_values.used else self.state
+
         def write(directory: Path) -> None:
             save_policy(directory / WEIGHTS_FILE, policy, policy_card(self.cfg, policy, steps))
-            ckpt.save_trainer(directory, self.net, self.opt, steps, self.state, self.n_updates)
+            ckpt.save_trainer(directory, self.net, self.opt, steps, state, self.n_updates)
 
         ckpt.write_checkpoint(self.run.path, steps, write)
 
@@ -324,8 +399,11 @@ def learn(learner: Learner, collector: Collector, logger: Scalars, show: bool) -
             if cfg.overlap and learner.steps + data.trained < cfg.total_steps:
                 ask()  # the workers play the next rollout with these weights while the learner updates
             # 2. advantages, 3. update
-            batch = advantages(data, ppo.gamma, ppo.gae_lambda, ppo.advantage_horizon)
+            opening = learner.opening_values(data, ppo)
+            batch = advantages(data, ppo.gamma, ppo.gae_lambda, ppo.advantage_horizon, opening)
             losses = update(learner.net, learner.opt, batch, ppo, learner.bid_actions)
+            if opening is not None and data.opens.any():  # how far the deals move the values hands bootstrap from
+                losses["hand_deal_spread"] = float(np.std((data.values - opening)[data.opens]))
             learner.n_updates += ppo.n_epochs
             t2 = time.perf_counter()
             learner.steps += len(batch)
