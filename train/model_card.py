@@ -179,7 +179,8 @@ def _trainer(cfg) -> str:
     return (f"PPO on the batched self-play core (train/ppo.py: {cfg.num_envs} games in lockstep on {cfg.workers or 1} "
             f"process{'es' if cfg.workers > 1 else ''}, {100 * cfg.mirror:.0f}% mirror games"
             f"{f', {100 * cfg.start_scores:.0f}% dealt at random scores' if cfg.start_scores else ''}"
-            f"{', advantages summed within each hand' if cfg.advantage_horizon == 'hand' else ''})")
+            f"{', advantages summed within each hand' if cfg.advantage_horizon == 'hand' else ''}"
+            f"{', bootstrapped from a value of the scores' if cfg.hand_bootstrap == 'scores' else ''})")
 
 
 def _imitation_line(cfg, state: dict) -> str:
