@@ -157,7 +157,6 @@ class HandValues:
                                        torch.nn.Linear(hidden, hidden), torch.nn.ReLU(), torch.nn.Linear(hidden, 1))
         self.opt = torch.optim.Adam(self.net.parameters(), lr=lr)
         self.steps = steps
-        self.used = False  # fitted (or loaded) at least once: saved with the checkpoint
 
     def __call__(self, data: Rollout) -> np.ndarray:
         """One value per row of ``data``: at each row that opens a hand the network's value of its public
@@ -292,21 +291,22 @@ class Learner:
         self.steps = self.n_updates = 0
         self.state = {"next_snapshot": cfg.snapshot_every, "next_checkpoint": cfg.checkpoint_every,
                       "next_eval": cfg.eval_every or cfg.total_steps + 1, "last_eval": -1, "wall_time_before": 0.0}
-        self.hand_values = HandValues(cfg.resolved_rules())  # hand_bootstrap: scores
+        self.hand_values: HandValues | None = None  # hand_bootstrap: scores (made when first needed: no RNG drawn else)
         self.found = ckpt.current(run.path)
         if self.found is not None:
             state = ckpt.check_schedule(ckpt.load_trainer(self.found, self.net, self.opt), self.found)
             self.steps, self.n_updates = int(state["steps"]), state["trainer"]["n_updates"]
             state["wall_time_before"] = state.get("wall_time", 0.0)
             if "hand_values" in state:
+                self.hand_values = HandValues(cfg.resolved_rules())
                 self.hand_values.load(state.pop("hand_values"), str(self.found))
-                self.hand_values.used = True
             self.state = {k: v for k, v in state.items() if k not in ("steps", "trainer")}
 
     def opening_values(self, data: Rollout, ppo: PPO) -> np.ndarray | None:
         """What the rows opening a hand bootstrap their hand's advantages from, if not their own values."""
         if ppo.advantage_horizon == "hand" and ppo.hand_bootstrap == "scores":
-            self.hand_values.used = True
+            if self.hand_values is None:
+                self.hand_values = HandValues(self.cfg.resolved_rules())
             return self.hand_values(data)
         return None
 
@@ -315,7 +315,7 @@ class Learner:
         self.state["wall_time"] = self.state.get("wall_time_before", 0.0) + (time.perf_counter() - self.started)
         policy, steps = export_policy(self.net, self.cfg), self.steps
 
-        state = dict(self.state, hand_values=self.hand_values.state()) if self.hand_values.used else self.state
+        state = self.state if self.hand_values is None else dict(self.state, hand_values=self.hand_values.state())
 
         def write(directory: Path) -> None:
             save_policy(directory / WEIGHTS_FILE, policy, policy_card(self.cfg, policy, steps))
