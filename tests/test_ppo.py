@@ -161,9 +161,8 @@ def test_with_opening_values_a_hand_bootstraps_from_them_and_each_opening_row_ke
 def test_hand_values_learn_the_mean_over_deals_of_each_public_state():
     """``HandValues`` reads only the dealer's seat, the scores and the hands played: rows of one public
     state whose values differ by their deal get one value, the mean, and two public states get theirs;
-    rows that open no hand keep their own values; the weights go through state() and load()."""
+    rows that open no hand keep their own values."""
     from train.ppo import HandValues
-    from train.runfiles import ResumeError
 
     rules = pitch_env.rules("auction")
     pieces = Observer(rules).pieces
@@ -188,33 +187,38 @@ def test_hand_values_learn_the_mean_over_deals_of_each_public_state():
     assert np.array_equal(out[~opens], values[~opens])
     assert np.allclose(out[opens & ~late], 0.5, atol=0.06) and np.allclose(out[opens & late], -0.3, atol=0.06)
     assert np.ptp(out[opens & late]) < 1e-5  # one public state, one value, whatever the deal
-    again = HandValues(rules)
-    again.load(json.loads(json.dumps(hv.state())), "here")
-    assert np.allclose(again.net(torch.from_numpy(obs[:, hv.cols])).detach(), hv.net(torch.from_numpy(obs[:, hv.cols])).detach())
-    damaged = hv.state()
-    for bad in ({}, "weights", dict(damaged, **{"0.bias": [0.0]}), dict(damaged, **{"4.bias": [float("nan")]}),
-                dict(damaged, **{"4.bias": ["x"]})):
-        with pytest.raises(ResumeError, match="here: state.json's hand_values .* damaged") as err:
-            HandValues(rules).load(bad, "here")
-        assert "\n" not in str(err.value)
 
 
 def test_a_run_bootstrapping_its_hands_from_the_scores_saves_that_value_and_resumes_it(tmp_path):
-    """``hand_bootstrap: scores`` trains, writes its deal-free value network into state.json, resumes
-    with it, and is refused in one line without ``advantage_horizon: hand``."""
-    from train.ppo import HandValues, Learner
+    """``hand_bootstrap: scores`` trains, saves its deal-free value network beside the trainer's weights,
+    resumes with it, refuses it in one line when its tensors are damaged, and is refused in one line
+    without ``advantage_horizon: hand``."""
+    from safetensors.torch import load_file, save_file
+
+    from train.ppo import Learner
     from train.rundir import RunDir
+    from train.runfiles import ResumeError
     from train.stop import StopFlag
 
     keys = [*TINY, "variant=auction", "advantage_horizon=hand", "hand_bootstrap=scores", "total_steps=512"]
     run = train(overrides=[*keys, f"runs_dir={tmp_path}", "run_name=h"], show_progress=False)
-    saved = json.loads((run / "checkpoint" / "state.json").read_text())["hand_values"]
-    assert set(saved) == set(HandValues(pitch_env.rules("auction")).net.state_dict())
+    path = run / "checkpoint" / "trainer.safetensors"
+    tensors = load_file(str(path))
+    saved = {k[len("hand_values/"):]: v for k, v in tensors.items() if k.startswith("hand_values/")}
+    assert saved and "hand_values" not in json.loads((run / "checkpoint" / "state.json").read_text())
     cfg = load_config(run / "config.yaml")
     with StopFlag() as stop:
         learner = Learner(cfg, RunDir(run), 0.0, stop)
-    assert learner.hand_values.state() == saved and "hand_values" not in learner.state
+    loaded = learner.hand_values.net.state_dict()
+    assert set(loaded) == set(saved) and all(torch.equal(loaded[k], saved[k]) for k in saved)
+    assert "modules" not in learner.state
     train(resume=run, overrides=["total_steps=1024"], show_progress=False)
+    tensors = load_file(str(run / "checkpoint" / "trainer.safetensors"))
+    tensors["hand_values/4.bias"] = torch.tensor([float("nan")])
+    save_file(tensors, str(run / "checkpoint" / "trainer.safetensors"))
+    with pytest.raises(ResumeError, match="tensor 'hand_values/4.bias' holds NaN") as err:
+        train(resume=run, overrides=["total_steps=2048"], show_progress=False)
+    assert "\n" not in str(err.value)
     with pytest.raises(ConfigError, match="'hand_bootstrap'.*needs advantage_horizon: hand") as err:
         load_config(None, ["trainer=fast", "hand_bootstrap=scores"])
     assert "\n" not in str(err.value)

@@ -66,7 +66,7 @@ class TrainConfig(GameKeys):
     gamma: float = ranged(0.99, 0, 1, above=True)  # discount per learner decision
     gae_lambda: float = ranged(0.95, 0, 1)  # GAE lambda
     advantage_horizon: Literal["game", "hand"] = "game"  # fast: how far a decision's GAE runs: to the game's end, or to the side's next hand, whose first decision's value stands for the rest (the later hands' deals no longer blur a decision's credit)
-    hand_bootstrap: Literal["deal", "scores"] = "deal"  # fast, with advantage_horizon hand: the value a hand's last decision bootstraps from: deal, the side's first decision of the next hand (its critic already sees the next deal); scores, the running mean of that value over every hand that opens at the same scores and dealer seat (the next deal's luck left out)
+    hand_bootstrap: Literal["deal", "scores"] = "deal"  # fast, with advantage_horizon hand: the value a hand's last decision bootstraps from: deal, the side's first decision of the next hand (its critic already sees the next deal); scores, a small network of the dealer's seat, the scores and the hands played fitted to those values, their mean over the deals (the next deal's luck left out)
     clip_range: float = ranged(0.2, 0, 10, above=True)  # PPO clip
     ent_coef: float = ranged(0.01, 0, 100)  # entropy bonus
     policy_coef: float = ranged(1.0, 0, 100)  # fast: weight of the policy loss and entropy bonus (0: only the value network learns, e.g. for the first steps after start, then 1 from a schedule entry)

@@ -58,8 +58,8 @@ class PPO:
     whose first decision's value bootstraps the rest"""
     hand_bootstrap: str = "deal"
     """with ``advantage_horizon="hand"``, the value a hand's last decision bootstraps from: ``deal``, the
-    next hand's first decision's (whose oracle critic sees the next deal); ``scores``, the mean of that value
-    over the hands that open at the same scores and dealer seat (``HandValues``)"""
+    next hand's first decision's (whose oracle critic sees the next deal); ``scores``, a value of the public
+    state alone (dealer's seat, scores, hands played) fitted to those values, their mean over deals (``HandValues``)"""
     clip_range: float = 0.2
     """PPO's clip of the probability ratio"""
     ent_coef: float = 0.01
@@ -146,8 +146,8 @@ class HandValues:
     """The value of a hand's start without its deal (``hand_bootstrap: scores``): a small network of the
     public state the deal leaves alone (the dealer's seat and the scores, relative to the side that
     decides, and the hands played), fitted after every rollout to the critic's values at the decisions that
-    open a hand, so it learns their mean over the deals. Its weights go through a checkpoint as plain JSON
-    (``state()``, ``load()``)."""
+    open a hand, so it learns their mean over the deals. Its weights are saved with the trainer's
+    (``hand_values/…`` in trainer.safetensors); its Adam state starts afresh on a resume."""
 
     def __init__(self, rules, hidden: int = 64, steps: int = 20, lr: float = 1e-3):
         pieces = Observer(rules).pieces
@@ -175,23 +175,6 @@ class HandValues:
         with torch.no_grad():
             out[rows] = self.net(x)[:, 0].numpy()
         return out
-
-    def state(self) -> dict[str, list]:
-        return {k: v.tolist() for k, v in self.net.state_dict().items()}
-
-    def load(self, saved, where: str) -> None:
-        """The weights of ``state()`` read back from a checkpoint's state.json, each of its shape and finite."""
-        expected = self.net.state_dict()
-        try:
-            if not isinstance(saved, dict) or set(saved) != set(expected):
-                raise ValueError
-            weights = {k: torch.tensor(saved[k], dtype=torch.float32) for k in expected}
-            if any(weights[k].shape != v.shape or not torch.isfinite(weights[k]).all() for k, v in expected.items()):
-                raise ValueError
-        except (TypeError, ValueError, RuntimeError):
-            raise ckpt.ResumeError(f"{where}: state.json's hand_values are not the weights of the deal-free value "
-                                   f"network; the checkpoint is damaged") from None
-        self.net.load_state_dict(weights)
 
 
 # ---------------------------------------------------------------------- update
@@ -294,13 +277,13 @@ class Learner:
         self.hand_values: HandValues | None = None  # hand_bootstrap: scores (made when first needed: no RNG drawn else)
         self.found = ckpt.current(run.path)
         if self.found is not None:
-            state = ckpt.check_schedule(ckpt.load_trainer(self.found, self.net, self.opt), self.found)
+            saved = HandValues(cfg.resolved_rules())  # filled if the checkpoint has it (load_trainer restores the RNG)
+            state = ckpt.load_trainer(self.found, self.net, self.opt, {"hand_values": saved.net})
+            state = ckpt.check_schedule(state, self.found)
             self.steps, self.n_updates = int(state["steps"]), state["trainer"]["n_updates"]
             state["wall_time_before"] = state.get("wall_time", 0.0)
-            if "hand_values" in state:
-                self.hand_values = HandValues(cfg.resolved_rules())
-                self.hand_values.load(state.pop("hand_values"), str(self.found))
-            self.state = {k: v for k, v in state.items() if k not in ("steps", "trainer")}
+            self.hand_values = saved if "hand_values" in state["modules"] else None
+            self.state = {k: v for k, v in state.items() if k not in ("steps", "trainer", "modules")}
 
     def opening_values(self, data: Rollout, ppo: PPO) -> np.ndarray | None:
         """What the rows opening a hand bootstrap their hand's advantages from, if not their own values."""
@@ -315,11 +298,11 @@ class Learner:
         self.state["wall_time"] = self.state.get("wall_time_before", 0.0) + (time.perf_counter() - self.started)
         policy, steps = export_policy(self.net, self.cfg), self.steps
 
-        state = self.state if self.hand_values is None else dict(self.state, hand_values=self.hand_values.state())
+        side = {} if self.hand_values is None else {"hand_values": self.hand_values.net}
 
         def write(directory: Path) -> None:
             save_policy(directory / WEIGHTS_FILE, policy, policy_card(self.cfg, policy, steps))
-            ckpt.save_trainer(directory, self.net, self.opt, steps, state, self.n_updates)
+            ckpt.save_trainer(directory, self.net, self.opt, steps, self.state, self.n_updates, modules=side)
 
         ckpt.write_checkpoint(self.run.path, steps, write)
 

@@ -5,7 +5,8 @@ Layout of a run directory's checkpoints::
     checkpoint -> checkpoints/000000004096     a symlink, replaced atomically: the current checkpoint
     checkpoints/000000004096/
         policy.safetensors    the exported policy and its JSON card (what ``checkpoint:PATH`` loads)
-        trainer.safetensors   the policy+value network's weights, Adam's moment tensors, torch's RNG state
+        trainer.safetensors   the policy+value network's weights, Adam's moment tensors, torch's RNG state,
+                              and the weights of any side network a trainer keeps (``modules``)
         state.json            steps, counters, Adam's hyperparameters, numpy/python RNG states, schedule
 
 A checkpoint is written as ``checkpoints/.NAME.tmp/``, renamed into place, then the symlink is
@@ -139,12 +140,15 @@ def _fsync(path: Path) -> None:
 
 # ---------------------------------------------------------------------- the trainer's state
 def save_trainer(directory: Path, net: torch.nn.Module, optimizer: torch.optim.Optimizer, steps: int, extra: dict,
-                 n_updates: int = 0, episode_num: int = 0) -> None:
+                 n_updates: int = 0, episode_num: int = 0, modules: dict[str, torch.nn.Module] | None = None) -> None:
     """The trainer's network, Adam's state and every RNG as tensors and JSON (see the module docstring):
-    the one writer of every trainer on this path (PPO's ``PolicyValueNet``, SB3's ``model.policy``)."""
+    the one writer of every trainer on this path (PPO's ``PolicyValueNet``, SB3's ``model.policy``).
+    ``modules``: side networks whose weights are saved too, each under its name (``NAME/…``)."""
     from safetensors.torch import save_file
 
     tensors = {f"policy/{k}": v.detach().cpu().contiguous() for k, v in net.state_dict().items()}
+    for name, module in (modules or {}).items():
+        tensors.update({f"{name}/{k}": v.detach().cpu().contiguous() for k, v in module.state_dict().items()})
     opt = optimizer.state_dict()
     for index, slots in opt["state"].items():
         for key, value in slots.items():
@@ -237,10 +241,12 @@ def adam_groups(groups, current_groups: list[dict], where: str) -> list[dict]:
     return groups
 
 
-def load_trainer(directory: Path, net: torch.nn.Module, optimizer: torch.optim.Optimizer) -> dict:
+def load_trainer(directory: Path, net: torch.nn.Module, optimizer: torch.optim.Optimizer,
+                 modules: dict[str, torch.nn.Module] | None = None) -> dict:
     """Load a checkpoint written by ``save_trainer`` into a network and optimizer rebuilt from the run's
     config; returns its state.json (``state["trainer"]`` holds ``n_updates`` and ``episode_num``).
-    Refuses (ResumeError) anything that does not fit exactly."""
+    ``modules``: side networks loaded where the checkpoint holds their weights (``state["modules"]``
+    then names those it held). Refuses (ResumeError) anything that does not fit exactly."""
     directory = Path(directory)
     where = f"checkpoint {str(directory)!r}"
     state = read_state(directory)
@@ -259,6 +265,8 @@ def load_trainer(directory: Path, net: torch.nn.Module, optimizer: torch.optim.O
                         "exp_avg": take(tensors, f"adam/{i}/exp_avg", p.detach(), where),
                         "exp_avg_sq": take(tensors, f"adam/{i}/exp_avg_sq", p.detach(), where)}
     rng = take(tensors, "rng/torch", torch.get_rng_state(), where)
+    side = {name: {k: take(tensors, f"{name}/{k}", v, where) for k, v in module.state_dict().items()}
+            for name, module in (modules or {}).items() if any(k.startswith(f"{name}/") for k in tensors)}
     if tensors:
         raise ResumeError(f"{where}: {TRAINER_FILE} holds unexpected tensors ({', '.join(sorted(tensors)[:3])} …)")
     groups = adam_groups(tr.get("adam_groups"), optimizer.state_dict()["param_groups"], where)
@@ -274,7 +282,11 @@ def load_trainer(directory: Path, net: torch.nn.Module, optimizer: torch.optim.O
         raise ResumeError(f"{where}: state.json's RNG states or counters are malformed; the checkpoint is damaged") from None
     net.load_state_dict(weights)
     optimizer.load_state_dict({"state": slots, "param_groups": groups})
+    for name, module_weights in side.items():
+        modules[name].load_state_dict(module_weights)
     torch.set_rng_state(rng)
+    if modules is not None:
+        state["modules"] = sorted(side)
     return state
 
 
