@@ -134,6 +134,31 @@ def test_gae_with_the_hand_horizon_stops_at_each_hand_and_bootstraps_its_first_d
                    "hand")
 
 
+def test_bid_lambda_replaces_lambda_at_the_rows_whose_mask_allows_a_bid():
+    """``bid_lam``: a bid decision (its mask allows one of the first ``bid_actions`` actions) sums the
+    TD errors after it with its own lambda; every other row keeps ``lam``; without ``bid_actions``, or
+    with ``bid_lam`` None, nothing changes."""
+    n, g, lam, bid_lam = 4, 0.9, 0.95, 0.25
+    values = np.array([0.5, 1.0, -0.5, 2.0], np.float32)
+    rewards = np.array([0.0, 0.0, 1.0, -1.0], np.float32)
+    masks = np.zeros((n, 5), bool)
+    masks[0, [0, 2]] = masks[1, [1, 4]] = True  # rows 0 and 1 may bid (actions 0-1 are bids), rows 2-3 play
+    masks[2:, 3:] = True
+    data = Rollout(np.zeros((n, 3), np.float32), masks, np.zeros(n, np.int64), np.zeros(n, np.float32), values,
+                   rewards, [Segment([0, 1, 2, 3], True)])
+    d = [rewards[t] + g * (values[t + 1] if t < n - 1 else 0.0) - values[t] for t in range(n)]
+    a3 = d[3]
+    a2 = d[2] + g * lam * a3
+    a1 = d[1] + g * bid_lam * a2
+    a0 = d[0] + g * bid_lam * a1
+    got = advantages(data, g, lam, bid_lam=bid_lam, bid_actions=2).advantages.numpy()
+    assert np.allclose(got, [a0, a1, a2, a3])
+    plain = advantages(data, g, lam).advantages.numpy()
+    assert np.allclose(plain[2:], [a2, a3]) and not np.isclose(plain[1], a1)
+    assert np.allclose(advantages(data, g, lam, bid_lam=bid_lam).advantages, plain)  # no bid actions: no bid rows
+    assert np.allclose(advantages(data, g, lam, bid_lam=None, bid_actions=2).advantages, plain)
+
+
 def test_with_opening_values_a_hand_bootstraps_from_them_and_each_opening_row_keeps_its_own_value():
     """``opening_values`` (``hand_bootstrap: scores``) replace, for the decision before a hand's first one
     (and a running trajectory's bootstrap), that first decision's value; the first decision's own TD
@@ -549,7 +574,7 @@ def test_a_start_policy_that_does_not_fit_the_config_is_refused_in_one_line(tmp_
 
 
 @pytest.mark.parametrize("key,value", [("bid_ent_coef", 0.1), ("bid_q", 0.05), ("policy_coef", 0.5),
-                                       ("start_scores", 0.5), ("advantage_horizon", "hand")])
+                                       ("start_scores", 0.5), ("advantage_horizon", "hand"), ("bid_gae_lambda", 0.5)])
 @pytest.mark.parametrize("path", ["trainer=sb3", "backend=rllib"])
 def test_keys_of_the_batched_ppo_alone_are_refused_on_the_other_paths(key, value, path):
     """Set or scheduled, each key is refused off the batched PPO in one line that names the value set."""

@@ -65,6 +65,7 @@ class TrainConfig(GameKeys):
     n_epochs: int = ranged(4, 1, 10_000)  # passes over each rollout
     gamma: float = ranged(0.99, 0, 1, above=True)  # discount per learner decision
     gae_lambda: float = ranged(0.95, 0, 1)  # GAE lambda
+    bid_gae_lambda: float | None = ranged(None, 0, 1)  # fast: GAE lambda at bid decisions (empty: gae_lambda): the share of the hand after a bid its advantage takes as played, the rest from the critic's value after the auction
     advantage_horizon: Literal["game", "hand"] = "game"  # fast: how far a decision's GAE runs: to the game's end, or to the side's next hand, whose first decision's value stands for the rest (the later hands' deals no longer blur a decision's credit)
     hand_bootstrap: Literal["deal", "scores"] = "deal"  # fast, with advantage_horizon hand: the value a hand's last decision bootstraps from: deal, the side's first decision of the next hand (its critic already sees the next deal); scores, a small network of the dealer's seat, the scores and the hands played fitted to those values, their mean over the deals (the next deal's luck left out)
     clip_range: float = ranged(0.2, 0, 10, above=True)  # PPO clip
@@ -120,6 +121,7 @@ BATCHED_PPO_ONLY = {
     "start_scores": (0.0, ", whose batched core deals the games"),
     "advantage_horizon": ("game", ", whose rollouts mark where each hand begins"),
     "hand_bootstrap": ("deal", ", whose rollouts mark where each hand begins"),
+    "bid_gae_lambda": (None, ", whose PPO knows the bid decisions"),
 }
 
 

@@ -53,6 +53,9 @@ class PPO:
     """discount per learner decision"""
     gae_lambda: float = 0.95
     """GAE lambda"""
+    bid_gae_lambda: float | None = None
+    """GAE lambda at bid decisions (None: ``gae_lambda``): how much of the hand played after a bid its
+    advantage takes as it came out, the rest read from the critic's value once the auction is over"""
     advantage_horizon: str = "game"
     """how far a decision's GAE runs: ``game``, to the game's end; ``hand``, to the side's next hand,
     whose first decision's value bootstraps the rest"""
@@ -108,12 +111,14 @@ class Batch:
 
 
 def advantages(data: Rollout, gamma: float, lam: float, horizon: str = "game",
-               opening_values: np.ndarray | None = None) -> Batch:
+               opening_values: np.ndarray | None = None, bid_lam: float | None = None, bid_actions: int = 0) -> Batch:
     """GAE over every trajectory of the rollout: a finished one to its terminal decision, a running one
     up to its latest decision, whose value is the bootstrap and which is left for the next rollout.
     ``horizon="hand"``: each sum stops at the side's next hand (``data.opens``); the value of that hand's
     first decision stands for everything after it, or ``opening_values`` (one per row; read at the rows
-    that open a hand, e.g. ``HandValues``'s) where given. The returns (value targets) follow the same sums."""
+    that open a hand, e.g. ``HandValues``'s) where given. ``bid_lam``: the lambda at bid decisions (rows
+    whose mask allows one of the first ``bid_actions`` actions) in place of ``lam``. The returns (value
+    targets) follow the same sums."""
     values, rew = data.values, data.rewards
     if horizon not in ("game", "hand"):
         raise ValueError(f"horizon {horizon!r}: use 'game' or 'hand'")
@@ -122,6 +127,9 @@ def advantages(data: Rollout, gamma: float, lam: float, horizon: str = "game",
         raise ValueError("horizon 'hand' needs a rollout that marks where each hand begins (Rollout.opens)")
     # what each row's predecessor bootstraps from: its value, or at a hand's first decision opening_values
     boot = values if opening_values is None or horizon != "hand" else np.where(cut, opening_values, values)
+    lams = np.full(len(data), lam)
+    if bid_lam is not None and bid_actions:
+        lams[data.masks[:, :bid_actions].any(1)] = bid_lam
     adv = np.zeros(len(data), np.float32)
     keep = np.ones(len(data), bool)
     for seg in data.segments:
@@ -132,7 +140,7 @@ def advantages(data: Rollout, gamma: float, lam: float, horizon: str = "game",
         last = 0.0
         for t in reversed(rows):
             delta = rew[t] + gamma * next_value - values[t]
-            last = delta + gamma * lam * last
+            last = delta + gamma * lams[t] * last
             adv[t] = last
             next_value = boot[t]
             if cut[t]:  # row t opens a hand: the decisions before it sum no further than its bootstrap
@@ -383,7 +391,8 @@ def learn(learner: Learner, collector: Collector, logger: Scalars, show: bool) -
                 ask()  # the workers play the next rollout with these weights while the learner updates
             # 2. advantages, 3. update
             opening = learner.opening_values(data, ppo)
-            batch = advantages(data, ppo.gamma, ppo.gae_lambda, ppo.advantage_horizon, opening)
+            batch = advantages(data, ppo.gamma, ppo.gae_lambda, ppo.advantage_horizon, opening, ppo.bid_gae_lambda,
+                               learner.bid_actions)
             losses = update(learner.net, learner.opt, batch, ppo, learner.bid_actions)
             if opening is not None and data.opens.any():  # how far the deals move the values hands bootstrap from
                 losses["hand_deal_spread"] = float(np.std((data.values - opening)[data.opens]))

@@ -166,7 +166,7 @@ def build(cls: type[T], values: Any, source: str) -> T:
                               f"({type(value).__name__})")
     cfg = cls(**coerced(cls, values))
     for f in fields.values():
-        if range_of(f) is not None:
+        if range_of(f) is not None and getattr(cfg, f.name) is not None:
             check_range(f.name, getattr(cfg, f.name), range_of(f), f"in {source}")
     if isinstance(cfg, GameKeys):
         cfg.check_rules(source)
