@@ -110,6 +110,12 @@ class Batch:
         return len(self.actions)
 
 
+def bid_rows(masks, bid_actions: int):
+    """Which rows of ``masks`` (numpy or torch, [rows, actions]) are bid decisions: their mask allows one
+    of the first ``bid_actions`` actions (the auction's, ``ActionLayout.auction_size``; 0: none are)."""
+    return masks[:, :bid_actions].any(1)
+
+
 def advantages(data: Rollout, gamma: float, lam: float, horizon: str = "game",
                opening_values: np.ndarray | None = None, bid_lam: float | None = None, bid_actions: int = 0) -> Batch:
     """GAE over every trajectory of the rollout: a finished one to its terminal decision, a running one
@@ -129,7 +135,7 @@ def advantages(data: Rollout, gamma: float, lam: float, horizon: str = "game",
     boot = values if opening_values is None or horizon != "hand" else np.where(cut, opening_values, values)
     lams = np.full(len(data), lam)
     if bid_lam is not None and bid_actions:
-        lams[data.masks[:, :bid_actions].any(1)] = bid_lam
+        lams[bid_rows(data.masks, bid_actions)] = bid_lam
     adv = np.zeros(len(data), np.float32)
     keep = np.ones(len(data), bool)
     for seg in data.segments:
@@ -205,7 +211,7 @@ def update(net: PolicyValueNet, opt: torch.optim.Optimizer, batch: Batch, ppo: P
                 continue
             logp, entropy, values = net.evaluate(batch.obs[mb], batch.masks[mb], batch.actions[mb],
                                                  None if batch.oracle is None else batch.oracle[mb])
-            bids = batch.masks[mb][:, :bid_actions].any(1)  # empty columns (bid_actions 0): no bid rows
+            bids = bid_rows(batch.masks[mb], bid_actions)
             # the rows PPO's policy loss trains: all, or with bid_q all but the bids
             ppo_rows = ~bids if ppo.bid_q else torch.ones_like(bids)
             adv = batch.advantages[mb][ppo_rows]
