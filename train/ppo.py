@@ -176,7 +176,7 @@ class HandValues:
         """One value per row of ``data``: at each row that opens a hand the network's value of its public
         state, after ``steps`` Adam steps on this rollout's opening values; elsewhere the row's own value."""
         out = data.values.astype(np.float32, copy=True)
-        rows = np.flatnonzero(data.opens) if data.opens is not None else np.zeros(0, np.int64)
+        rows = np.flatnonzero(data.opens)  # a hand-horizon rollout always marks them
         if not len(rows):
             return out
         x = torch.from_numpy(np.ascontiguousarray(data.obs[rows][:, self.cols]))
@@ -300,8 +300,9 @@ class Learner:
             self.state = {k: v for k, v in state.items() if k not in ("steps", "trainer", "modules")}
 
     def opening_values(self, data: Rollout, ppo: PPO) -> np.ndarray | None:
-        """What the rows opening a hand bootstrap their hand's advantages from, if not their own values."""
-        if ppo.advantage_horizon == "hand" and ppo.hand_bootstrap == "scores":
+        """What the rows opening a hand bootstrap their hand's advantages from, if not their own values
+        (``hand_bootstrap: scores``, which the config allows only with ``advantage_horizon: hand``)."""
+        if ppo.hand_bootstrap == "scores":
             if self.hand_values is None:
                 self.hand_values = HandValues(self.cfg.resolved_rules())
             return self.hand_values(data)
