@@ -229,14 +229,40 @@ def test_a_run_bootstrapping_its_hands_from_the_scores_saves_that_value_and_resu
     run = train(overrides=[*keys, f"runs_dir={tmp_path}", "run_name=h"], show_progress=False)
     path = run / "checkpoint" / "trainer.safetensors"
     tensors = load_file(str(path))
-    saved = {k[len("hand_values/"):]: v for k, v in tensors.items() if k.startswith("hand_values/")}
-    assert saved and "hand_values" not in json.loads((run / "checkpoint" / "state.json").read_text())
+    side = {k[len("hand_values/"):]: v for k, v in tensors.items() if k.startswith("hand_values/")}
+    saved = {k: v for k, v in side.items() if not k.startswith("adam/")}
+    adam = {k: v for k, v in side.items() if k.startswith("adam/")}
+    state = json.loads((run / "checkpoint" / "state.json").read_text())
+    assert saved and adam and "hand_values" not in state and state["trainer"]["side_adam_groups"]["hand_values"]
     cfg = load_config(run / "config.yaml")
-    with StopFlag() as stop:
-        learner = Learner(cfg, RunDir(run), 0.0, stop)
+
+    def resumed():
+        with StopFlag() as stop:
+            return Learner(cfg, RunDir(run), 0.0, stop)
+
+    learner = resumed()
     loaded = learner.hand_values.net.state_dict()
     assert set(loaded) == set(saved) and all(torch.equal(loaded[k], saved[k]) for k in saved)
+    slots = learner.hand_values.opt.state_dict()["state"]  # its Adam continues where it stopped
+    assert {f"adam/{i}/{key}" for i in slots for key in slots[i]} == set(adam)
+    assert all(torch.equal(torch.as_tensor(slots[i][key]), adam[f"adam/{i}/{key}"]) for i in slots for key in slots[i])
     assert "modules" not in learner.state
+    # a checkpoint holding the side network's weights without its Adam state resumes with a fresh Adam
+    state["trainer"].pop("side_adam_groups")
+    (run / "checkpoint" / "state.json").write_text(json.dumps(state))
+    save_file({k: v for k, v in tensors.items() if not k.startswith("hand_values/adam/")}, str(path))
+    learner = resumed()
+    assert not learner.hand_values.opt.state_dict()["state"]
+    assert all(torch.equal(v, saved[k]) for k, v in learner.hand_values.net.state_dict().items())
+    save_file(tensors, str(path))
+    for bad in ({"hand_values": "junk"}, "junk"):  # its Adam state with damaged groups: refused in one line
+        state["trainer"]["side_adam_groups"] = bad
+        (run / "checkpoint" / "state.json").write_text(json.dumps(state))
+        with pytest.raises(ResumeError, match="side|side_adam_groups") as err:
+            resumed()
+        assert "\n" not in str(err.value)
+    state["trainer"]["side_adam_groups"] = {"hand_values": learner.hand_values.opt.state_dict()["param_groups"]}
+    (run / "checkpoint" / "state.json").write_text(json.dumps(state))
     train(resume=run, overrides=["total_steps=1024"], show_progress=False)
     tensors = load_file(str(run / "checkpoint" / "trainer.safetensors"))
     tensors["hand_values/4.bias"] = torch.tensor([float("nan")])

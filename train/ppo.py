@@ -160,8 +160,8 @@ class HandValues:
     """The value of a hand's start without its deal (``hand_bootstrap: scores``): a small network of the
     public state the deal leaves alone (the dealer's seat and the scores, relative to the side that
     decides, and the hands played), fitted after every rollout to the critic's values at the decisions that
-    open a hand, so it learns their mean over the deals. Its weights are saved with the trainer's
-    (``hand_values/…`` in trainer.safetensors); its Adam state starts afresh on a resume."""
+    open a hand, so it learns their mean over the deals. Its weights and Adam state are saved with the
+    trainer's (``hand_values/…`` in trainer.safetensors), so a resume continues its fit exactly."""
 
     def __init__(self, rules, hidden: int = 64, steps: int = 20, lr: float = 1e-3):
         pieces = Observer(rules).pieces
@@ -292,7 +292,7 @@ class Learner:
         self.found = ckpt.current(run.path)
         if self.found is not None:
             saved = HandValues(cfg.resolved_rules())  # filled if the checkpoint has it (load_trainer restores the RNG)
-            state = ckpt.load_trainer(self.found, self.net, self.opt, {"hand_values": saved.net})
+            state = ckpt.load_trainer(self.found, self.net, self.opt, {"hand_values": (saved.net, saved.opt)})
             state = ckpt.check_schedule(state, self.found)
             self.steps, self.n_updates = int(state["steps"]), state["trainer"]["n_updates"]
             state["wall_time_before"] = state.get("wall_time", 0.0)
@@ -313,7 +313,7 @@ class Learner:
         self.state["wall_time"] = self.state.get("wall_time_before", 0.0) + (time.perf_counter() - self.started)
         policy, steps = export_policy(self.net, self.cfg), self.steps
 
-        side = {} if self.hand_values is None else {"hand_values": self.hand_values.net}
+        side = {} if self.hand_values is None else {"hand_values": (self.hand_values.net, self.hand_values.opt)}
 
         def write(directory: Path) -> None:
             save_policy(directory / WEIGHTS_FILE, policy, policy_card(self.cfg, policy, steps))

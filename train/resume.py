@@ -6,7 +6,7 @@ Layout of a run directory's checkpoints::
     checkpoints/000000004096/
         policy.safetensors    the exported policy and its JSON card (what ``checkpoint:PATH`` loads)
         trainer.safetensors   the policy+value network's weights, Adam's moment tensors, torch's RNG state,
-                              and the weights of any side network a trainer keeps (``modules``)
+                              and the weights and Adam state of any side network a trainer keeps (``modules``)
         state.json            steps, counters, Adam's hyperparameters, numpy/python RNG states, schedule
 
 A checkpoint is written as ``checkpoints/.NAME.tmp/``, renamed into place, then the symlink is
@@ -140,26 +140,28 @@ def _fsync(path: Path) -> None:
 
 # ---------------------------------------------------------------------- the trainer's state
 def save_trainer(directory: Path, net: torch.nn.Module, optimizer: torch.optim.Optimizer, steps: int, extra: dict,
-                 n_updates: int = 0, episode_num: int = 0, modules: dict[str, torch.nn.Module] | None = None) -> None:
+                 n_updates: int = 0, episode_num: int = 0, modules: dict[str, tuple[torch.nn.Module, torch.optim.Optimizer]] | None = None) -> None:
     """The trainer's network, Adam's state and every RNG as tensors and JSON (see the module docstring):
     the one writer of every trainer on this path (PPO's ``PolicyValueNet``, SB3's ``model.policy``).
-    ``modules``: side networks whose weights are saved too, each under its name (``NAME/…``)."""
+    ``modules``: side networks with their optimizers (``{name: (module, adam)}``), whose weights and Adam
+    state are saved too, each under its name (``NAME/…``, the Adam groups in state.json)."""
     from safetensors.torch import save_file
 
     tensors = {f"policy/{k}": v.detach().cpu().contiguous() for k, v in net.state_dict().items()}
-    for name, module in (modules or {}).items():
+    tensors.update(_adam_tensors("", optimizer))
+    side_groups = {}
+    for name, (module, side_opt) in (modules or {}).items():
         tensors.update({f"{name}/{k}": v.detach().cpu().contiguous() for k, v in module.state_dict().items()})
-    opt = optimizer.state_dict()
-    for index, slots in opt["state"].items():
-        for key, value in slots.items():
-            tensors[f"adam/{index}/{key}"] = torch.as_tensor(value).detach().cpu().contiguous()
+        tensors.update(_adam_tensors(f"{name}/", side_opt))
+        side_groups[name] = _plain_groups(side_opt)
     tensors["rng/torch"] = torch.get_rng_state()
     save_file(tensors, str(directory / TRAINER_FILE))
     np_state = np.random.get_state()
     state = dict(extra, steps=int(steps), trainer={
         "n_updates": int(n_updates),
         "episode_num": int(episode_num),
-        "adam_groups": [{k: (list(v) if isinstance(v, tuple) else v) for k, v in g.items()} for g in opt["param_groups"]],
+        "adam_groups": _plain_groups(optimizer),
+        **({"side_adam_groups": side_groups} if side_groups else {}),
         "numpy_rng": [np_state[0], np_state[1].tolist(), *map(_plain, np_state[2:])],
         "python_rng": [random.getstate()[0], list(random.getstate()[1]), random.getstate()[2]],
     })
@@ -168,6 +170,26 @@ def save_trainer(directory: Path, net: torch.nn.Module, optimizer: torch.optim.O
 
 def _plain(x):
     return x.item() if hasattr(x, "item") else x
+
+
+def _plain_groups(optimizer: torch.optim.Optimizer) -> list[dict]:
+    """Adam's parameter groups as JSON (tuples as lists)."""
+    return [{k: (list(v) if isinstance(v, tuple) else v) for k, v in g.items()}
+            for g in optimizer.state_dict()["param_groups"]]
+
+
+def _adam_tensors(prefix: str, optimizer: torch.optim.Optimizer) -> dict[str, torch.Tensor]:
+    """Adam's per-parameter slots as tensors named ``{prefix}adam/{index}/{slot}``."""
+    return {f"{prefix}adam/{index}/{key}": torch.as_tensor(value).detach().cpu().contiguous()
+            for index, slots in optimizer.state_dict()["state"].items() for key, value in slots.items()}
+
+
+def _adam_slots(tensors: dict, prefix: str, params: list, where: str) -> dict:
+    """The Adam state ``_adam_tensors`` wrote for ``params``, taken out of ``tensors`` (checked by ``take``)."""
+    return {i: {"step": take(tensors, f"{prefix}adam/{i}/step", torch.zeros((), dtype=torch.float32), where),
+                "exp_avg": take(tensors, f"{prefix}adam/{i}/exp_avg", p.detach(), where),
+                "exp_avg_sq": take(tensors, f"{prefix}adam/{i}/exp_avg_sq", p.detach(), where)}
+            for i, p in enumerate(params) if f"{prefix}adam/{i}/exp_avg" in tensors}
 
 
 def read_state(directory: Path) -> dict:
@@ -242,11 +264,12 @@ def adam_groups(groups, current_groups: list[dict], where: str) -> list[dict]:
 
 
 def load_trainer(directory: Path, net: torch.nn.Module, optimizer: torch.optim.Optimizer,
-                 modules: dict[str, torch.nn.Module] | None = None) -> dict:
+                 modules: dict[str, tuple[torch.nn.Module, torch.optim.Optimizer]] | None = None) -> dict:
     """Load a checkpoint written by ``save_trainer`` into a network and optimizer rebuilt from the run's
     config; returns its state.json (``state["trainer"]`` holds ``n_updates`` and ``episode_num``).
-    ``modules``: side networks loaded where the checkpoint holds their weights (``state["modules"]``
-    then names those it held). Refuses (ResumeError) anything that does not fit exactly."""
+    ``modules``: side networks and their optimizers (``{name: (module, adam)}``) loaded where the checkpoint
+    holds their weights (``state["modules"]`` then names those it held); a side network's Adam state is
+    restored where the checkpoint holds it, else its Adam starts afresh. Refuses (ResumeError) anything that does not fit exactly."""
     directory = Path(directory)
     where = f"checkpoint {str(directory)!r}"
     state = read_state(directory)
@@ -254,19 +277,19 @@ def load_trainer(directory: Path, net: torch.nn.Module, optimizer: torch.optim.O
     if not isinstance(tr, dict):
         raise ResumeError(f"{where}: state.json has no 'trainer' section; the checkpoint is damaged")
     expected = {f"policy/{k}": v for k, v in net.state_dict().items()}
-    params = list(net.parameters())
-    budget = 4 * sum(v.numel() * v.element_size() for v in expected.values()) + (1 << 20)
+    sides = dict(modules or {})
+    sizes = [v.numel() * v.element_size() for v in expected.values()]
+    sizes += [v.numel() * v.element_size() for module, _ in sides.values() for v in module.state_dict().values()]
+    budget = 4 * sum(sizes) + (1 << 20)
     tensors = read_tensors(directory / TRAINER_FILE, budget, where)
     weights = {k[len("policy/"):]: take(tensors, k, v, where) for k, v in expected.items()}
-    slots = {}
-    for i, p in enumerate(params):
-        if f"adam/{i}/exp_avg" in tensors:
-            slots[i] = {"step": take(tensors, f"adam/{i}/step", torch.zeros((), dtype=torch.float32), where),
-                        "exp_avg": take(tensors, f"adam/{i}/exp_avg", p.detach(), where),
-                        "exp_avg_sq": take(tensors, f"adam/{i}/exp_avg_sq", p.detach(), where)}
+    slots = _adam_slots(tensors, "", list(net.parameters()), where)
     rng = take(tensors, "rng/torch", torch.get_rng_state(), where)
-    side = {name: {k: take(tensors, f"{name}/{k}", v, where) for k, v in module.state_dict().items()}
-            for name, module in (modules or {}).items() if any(k.startswith(f"{name}/") for k in tensors)}
+    side, side_slots = {}, {}
+    for name, (module, side_opt) in sides.items():
+        if any(k.startswith(f"{name}/") for k in tensors):
+            side_slots[name] = _adam_slots(tensors, f"{name}/", list(module.parameters()), where)
+            side[name] = {k: take(tensors, f"{name}/{k}", v, where) for k, v in module.state_dict().items()}
     if tensors:
         raise ResumeError(f"{where}: {TRAINER_FILE} holds unexpected tensors ({', '.join(sorted(tensors)[:3])} …)")
     groups = adam_groups(tr.get("adam_groups"), optimizer.state_dict()["param_groups"], where)
@@ -281,9 +304,18 @@ def load_trainer(directory: Path, net: torch.nn.Module, optimizer: torch.optim.O
     except (KeyError, IndexError, TypeError, ValueError, OverflowError):
         raise ResumeError(f"{where}: state.json's RNG states or counters are malformed; the checkpoint is damaged") from None
     net.load_state_dict(weights)
+    side_groups = tr.get("side_adam_groups", {})
+    if not isinstance(side_groups, dict):
+        raise ResumeError(f"{where}: state.json's side_adam_groups is not a mapping; the checkpoint is damaged")
+    for name in side:  # a side network saved without its Adam state (an older version) starts its Adam afresh
+        side_opt = sides[name][1]
+        if side_slots[name] or name in side_groups:
+            fresh = side_opt.state_dict()["param_groups"]
+            g = adam_groups(side_groups.get(name), fresh, f"{where} (side network {name!r})")
+            side_opt.load_state_dict({"state": side_slots[name], "param_groups": g})
     optimizer.load_state_dict({"state": slots, "param_groups": groups})
     for name, module_weights in side.items():
-        modules[name].load_state_dict(module_weights)
+        sides[name][0].load_state_dict(module_weights)
     torch.set_rng_state(rng)
     if modules is not None:
         state["modules"] = sorted(side)
