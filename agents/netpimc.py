@@ -236,8 +236,9 @@ class NetSearch:
     """The search itself, on an InfoState: what ``pimcnet`` plays and expert iteration's teacher."""
 
     def __init__(self, policy, rules, worlds: int, rng, switch_z: float = SWITCH_Z, leaf=None,
-                 batched: bool | None = None):
+                 batched: bool | None = None, read_bids: bool = True):
         self.policy, self.rules, self.worlds, self.rng, self.switch_z = policy, rules, worlds, rng, switch_z
+        self.read_bids = read_bids  # worlds that explain the bids by agents/bidding.py's model; else play's facts alone
         self.rollouts = NetRollouts(policy, rules, leaf, batched)
         self.layout = ActionLayout(rules)
 
@@ -265,11 +266,11 @@ class NetSearch:
         """Rollout outcomes, ``[len(legal), worlds]``: every legal action in every sampled world."""
         voids = void_masks(v)
         if self.rollouts.batched:
-            return self.rollouts.worlds(v, [sample_world(self.rng, v, voids)[0] for _ in range(self.worlds)], legal)
+            return self.rollouts.worlds(v, [sample_world(self.rng, v, voids, self.read_bids)[0] for _ in range(self.worlds)], legal)
         side = self.rules.side_of(v.seat)
         games = []
         for _ in range(self.worlds):
-            hands, stock = sample_world(self.rng, v, voids)
+            hands, stock = sample_world(self.rng, v, voids, self.read_bids)
             world = Game.from_info_state(v, hands, stock)
             for a in legal:
                 g = world.clone()

@@ -6,7 +6,8 @@ hand, how many cards each seat holds, and the voids that play has shown (a seat 
 followed the suit led nor trumped under ``follow="follow_or_trump"`` holds none of that suit; under
 ``follow="trumps_only"`` a seat holds only trumps once play has begun). The other seats' bids are
 read too, softly: among a few samples, one whose hands explain the bids (as agents/bidding.py
-would have bid them) is preferred.
+would have bid them) is preferred, unless the caller asks for what play has shown alone
+(``read_bids=False``: no heuristic knowledge in the worlds).
 """
 
 from __future__ import annotations
@@ -120,9 +121,12 @@ def bid_misfit(v: InfoState, hands: list[int]) -> float:
     return misfit
 
 
-def sample_world(rng: random.Random, v: InfoState, voids: list[int]) -> tuple[list[int], tuple]:
+def sample_world(rng: random.Random, v: InfoState, voids: list[int], read_bids: bool = True) -> tuple[list[int], tuple]:
     """Hidden cards for one world: the first of ``BID_TRIES`` samples whose hands explain the bids,
-    else the one that comes closest."""
+    else the one that comes closest; without ``read_bids``, the first sample (what play has shown alone:
+    no bid model)."""
+    if not read_bids:
+        return sample_hands(rng, v, voids)
     best, best_misfit = None, None
     for _ in range(BID_TRIES):
         hands, stock = sample_hands(rng, v, voids)

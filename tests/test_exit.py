@@ -718,3 +718,29 @@ def test_recording_plays_on_the_one_game_loop(monkeypatch):
     monkeypatch.setattr(pitch_env.loop, "play", lambda *a, **k: calls.append(1) or real(*a, **k))
     part = ex.record_part(ex.ExitConfig(worlds=1), SHIPPED["setback"], 5, seed=3)
     assert len(part["y"]) == 5 and calls  # no game loop of its own
+
+
+def test_a_search_told_not_to_read_the_bids_samples_its_worlds_from_play_alone(monkeypatch):
+    """``read_bids=False`` (exit's ``read_bids: false``): the worlds never consult the bid model
+    (agents/bidding.py through ``bid_misfit``), the batched worlds and the reference ones alike; by
+    default they do, once the auction has bids to explain."""
+    import agents.worlds
+
+    rules = pitch_env.rules("auction")
+    policy, _ = load_policy(SHIPPED["auction"], rules)
+    calls = []
+    real = agents.worlds.bid_misfit
+    monkeypatch.setattr(agents.worlds, "bid_misfit", lambda v, hands: calls.append(1) or real(v, hands))
+    for read_bids in (False, True):
+        calls.clear()
+        for batched in (False, True):
+            search = NetSearch(policy, rules, 2, random.Random(3), batched=batched, read_bids=read_bids)
+            g, rng, searched = Game(rules, seed=5), random.Random(4), 0
+            while g.phase != OVER and g.hand_number <= 2:
+                v = g.info_state(g.current_seat)
+                if len(v.legal) > 1 and v.phase in (0, 4) and v.bids:
+                    assert search.outcomes(v, list(v.legal)).shape == (len(v.legal), 2)
+                    searched += 1
+                g.apply(rng.choice(g.legal_actions()))
+            assert searched >= 10
+        assert bool(calls) == read_bids

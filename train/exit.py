@@ -71,6 +71,7 @@ class ExitConfig(GameKeys):
     generations: int = ranged(3, 1, 1000)  # generations to run (each: record, fit, gate); with stages, their sum by default
     decisions: int = ranged(40_000, PART, 10**8)  # searched decisions recorded per generation
     worlds: int = ranged(8, 1, 1000)  # worlds per searched decision of the teacher (pimcnet:worlds:best)
+    read_bids: bool = True  # the teacher's worlds prefer hands that explain the bids as agents/bidding.py reads them; false: what play has shown alone (no heuristic in the search)
     switch_z: float = ranged(SWITCH_Z, 0.0, 100.0)  # the teacher leaves the network's choice only for an action this many standard errors better
     replay: int = ranged(2, 1, 1000)  # generations of recorded decisions each fit uses (this one and the ones before)
     epochs: int = ranged(4, 1, 1000)  # passes over the fitted decisions
@@ -191,7 +192,7 @@ def record_part(cfg: ExitConfig, policy_path: str, n: int, seed: int, leaf_path:
     policy, _ = load_policy(policy_path, rules)
     rng = random.Random(seed)
     leaf = load_game_value(leaf_path, rules) if leaf_path else None
-    search = NetSearch(policy, rules, cfg.worlds, rng, cfg.switch_z, leaf)
+    search = NetSearch(policy, rules, cfg.worlds, rng, cfg.switch_z, leaf, read_bids=cfg.read_bids)
     live = LiveTable(Observer(rules))
     size = ActionLayout(rules).size
     xs, ms, ys, over, qs = [], [], [], [], []
