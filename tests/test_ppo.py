@@ -399,6 +399,33 @@ def test_bid_ent_coef_raises_the_entropy_of_bid_decisions_alone():
     assert logs["bid_entropy"] > 0
 
 
+def test_bid_policy_coef_weighs_the_bid_decisions_ppo_loss():
+    """The first step's policy loss (the probability ratios all 1) is minus the mean of the normalised
+    advantages, each bid decision's times ``bid_policy_coef``."""
+    from pitch_env.actions import ActionLayout
+
+    cfg = small_cfg("variant=auction", "n_epochs=1", "batch_size=100000", "vf_coef=0", "ent_coef=0")
+    net, _ = learner(cfg)
+    pi, vf = net.layers()
+    lock = Lockstep(cfg, 8, 0)
+    lock.set_learner(pi, vf)
+    lock.add_snapshot(pi, "relu")
+    batch = advantages(lock.collect(400), cfg.gamma, cfg.gae_lambda)
+    n_bid = ActionLayout(cfg.resolved_rules()).auction_size
+    bids = batch.masks[:, :n_bid].any(1)
+    assert 0 < int(bids.sum()) < len(batch)
+    adv = batch.advantages
+    adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+    for coef in (1.0, 3.0, 0.0):
+        ppo = PPO.of(small_cfg("variant=auction", "n_epochs=1", "batch_size=100000", "vf_coef=0", "ent_coef=0",
+                               f"bid_policy_coef={coef}"))
+        copy = PolicyValueNet.for_config(cfg)
+        copy.load_state_dict(net.state_dict())
+        logs = update(copy, new_optimizer(copy, 1e-3), batch, ppo, n_bid)
+        want = -(adv * torch.where(bids, coef, 1.0)).sum().item() / len(batch)
+        assert logs["policy_gradient_loss"] == pytest.approx(want, abs=1e-5), coef
+
+
 def test_bid_q_fits_the_bids_values_to_their_returns_and_leaves_their_ppo_loss_out():
     """With ``bid_q`` the bid decisions' chosen logits, times the temperature, move toward their returns
     (their squared error falls), their advantages no longer reach the policy, and the card decisions
@@ -600,7 +627,7 @@ def test_a_start_policy_that_does_not_fit_the_config_is_refused_in_one_line(tmp_
 
 
 @pytest.mark.parametrize("key,value", [("bid_ent_coef", 0.1), ("bid_q", 0.05), ("policy_coef", 0.5),
-                                       ("start_scores", 0.5), ("advantage_horizon", "hand"), ("bid_gae_lambda", 0.5)])
+                                       ("bid_policy_coef", 3.0), ("start_scores", 0.5), ("advantage_horizon", "hand"), ("bid_gae_lambda", 0.5)])
 @pytest.mark.parametrize("path", ["trainer=sb3", "backend=rllib"])
 def test_keys_of_the_batched_ppo_alone_are_refused_on_the_other_paths(key, value, path):
     """Set or scheduled, each key is refused off the batched PPO in one line that names the value set."""

@@ -72,6 +72,7 @@ class TrainConfig(GameKeys):
     ent_coef: float = ranged(0.01, 0, 100)  # entropy bonus
     policy_coef: float = ranged(1.0, 0, 100)  # fast: weight of the policy loss and entropy bonus (0: only the value network learns, e.g. for the first steps after start, then 1 from a schedule entry)
     bid_ent_coef: float = ranged(0.0, 0, 100)  # fast: entropy bonus added at bid decisions (pass and the bids), on top of ent_coef
+    bid_policy_coef: float = ranged(1.0, 0, 100)  # fast: weight of the bid decisions' PPO loss against the other decisions' 1
     bid_q: float = ranged(0.0, 0, 10)  # fast, > 0: bid decisions learn action values instead of PPO's loss (value = bid_q × logit, fitted to the return; rollouts draw bids at temperature bid_q)
     vf_coef: float = ranged(0.5, 0, 100)  # value loss weight
     max_grad_norm: float = ranged(0.5, 0, 1e6, above=True)  # gradient clipping
@@ -108,7 +109,7 @@ class TrainConfig(GameKeys):
         return [input_size(rules, self.hint), *self.hidden, ActionLayout(rules).size]
 
 
-SCHEDULED = ("learning_rate", "ent_coef", "bid_ent_coef", "policy_coef", "clip_range", "n_epochs", "opponents", "mirror",
+SCHEDULED = ("learning_rate", "ent_coef", "bid_ent_coef", "bid_policy_coef", "policy_coef", "clip_range", "n_epochs", "opponents", "mirror",
              "start_scores")  # what a schedule may change
 
 
@@ -117,6 +118,7 @@ SCHEDULED = ("learning_rate", "ent_coef", "bid_ent_coef", "policy_coef", "clip_r
 BATCHED_PPO_ONLY = {
     "bid_ent_coef": (0.0, ", whose PPO weighs each decision's entropy"),
     "bid_q": (0.0, ", whose PPO trains the bids on their values"),
+    "bid_policy_coef": (1.0, ", whose PPO knows the bid decisions"),
     "policy_coef": (1.0, ""),
     "start_scores": (0.0, ", whose batched core deals the games"),
     "advantage_horizon": ("game", ", whose rollouts mark where each hand begins"),

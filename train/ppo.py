@@ -73,6 +73,9 @@ class PPO:
     bid_ent_coef: float = 0.0
     """weight added to the entropy bonus at bid decisions: a bid that is costly early in a game (a 4
     is usually set) keeps being tried until the states where it wins the game are learned"""
+    bid_policy_coef: float = 1.0
+    """weight of the bid decisions' PPO loss, each other decision's being 1: more of the gradient for the
+    few decisions (about one in seven in auction) that decide who pitches"""
     bid_q: float = 0.0
     """> 0: bid decisions learn action values, as in Monte Carlo control, instead of PPO's loss. A bid's
     value is ``bid_q`` times its logit, fitted by squared error to the decision's (lambda-)return, so the
@@ -218,7 +221,10 @@ def update(net: PolicyValueNet, opt: torch.optim.Optimizer, batch: Batch, ppo: P
             adv = (adv - adv.mean()) / (adv.std() + 1e-8) if len(adv) > 1 else adv * 0
             log_ratio = logp - batch.logp[mb]
             ratio = log_ratio.exp()
-            pg = -torch.min(adv * ratio[ppo_rows], adv * ratio[ppo_rows].clamp(1 - clip, 1 + clip)).sum() / len(mb)
+            pg_rows = torch.min(adv * ratio[ppo_rows], adv * ratio[ppo_rows].clamp(1 - clip, 1 + clip))
+            if ppo.bid_policy_coef != 1.0:
+                pg_rows = pg_rows * torch.where(bids[ppo_rows], ppo.bid_policy_coef, 1.0)
+            pg = -pg_rows.sum() / len(mb)
             v_loss = torch.nn.functional.mse_loss(values, batch.returns[mb])
             ent = -entropy.mean()
             ent_weight = ppo.ent_coef + ppo.bid_ent_coef * bids  # bid decisions: ent_coef + bid_ent_coef
