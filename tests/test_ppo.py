@@ -399,12 +399,11 @@ def test_bid_ent_coef_raises_the_entropy_of_bid_decisions_alone():
     assert logs["bid_entropy"] > 0
 
 
-def test_bid_policy_coef_weighs_the_bid_decisions_ppo_loss():
-    """The first step's policy loss (the probability ratios all 1) is minus the mean of the normalised
-    advantages, each bid decision's times ``bid_policy_coef``."""
+def auction_batch(cfg):
+    """A new network of ``cfg`` (auction), a rollout of 400 of its decisions with their advantages, the
+    number of the auction's actions and which rows are bid decisions."""
     from pitch_env.actions import ActionLayout
 
-    cfg = small_cfg("variant=auction", "n_epochs=1", "batch_size=100000", "vf_coef=0", "ent_coef=0")
     net, _ = learner(cfg)
     pi, vf = net.layers()
     lock = Lockstep(cfg, 8, 0)
@@ -412,7 +411,14 @@ def test_bid_policy_coef_weighs_the_bid_decisions_ppo_loss():
     lock.add_snapshot(pi, "relu")
     batch = advantages(lock.collect(400), cfg.gamma, cfg.gae_lambda)
     n_bid = ActionLayout(cfg.resolved_rules()).auction_size
-    bids = batch.masks[:, :n_bid].any(1)
+    return net, batch, n_bid, batch.masks[:, :n_bid].any(1)
+
+
+def test_bid_policy_coef_weighs_the_bid_decisions_ppo_loss():
+    """The first step's policy loss (the probability ratios all 1) is minus the mean of the normalised
+    advantages, each bid decision's times ``bid_policy_coef``."""
+    cfg = small_cfg("variant=auction", "n_epochs=1", "batch_size=100000", "vf_coef=0", "ent_coef=0")
+    net, batch, n_bid, bids = auction_batch(cfg)
     assert 0 < int(bids.sum()) < len(batch)
     adv = batch.advantages
     adv = (adv - adv.mean()) / (adv.std() + 1e-8)
@@ -430,18 +436,10 @@ def test_bid_q_fits_the_bids_values_to_their_returns_and_leaves_their_ppo_loss_o
     """With ``bid_q`` the bid decisions' chosen logits, times the temperature, move toward their returns
     (their squared error falls), their advantages no longer reach the policy, and the card decisions
     still train by PPO."""
-    from pitch_env.actions import ActionLayout
     from train.ppo import bid_value_loss
 
     cfg = small_cfg("variant=auction", "n_epochs=8", "vf_coef=0", "ent_coef=0", "learning_rate=0.01", "bid_q=0.1")
-    net, _ = learner(cfg)
-    pi, vf = net.layers()
-    lock = Lockstep(cfg, 8, 0)
-    lock.set_learner(pi, vf)
-    lock.add_snapshot(pi, "relu")
-    batch = advantages(lock.collect(400), cfg.gamma, cfg.gae_lambda)
-    n_bid = ActionLayout(cfg.resolved_rules()).auction_size
-    bids = batch.masks[:, :n_bid].any(1)
+    net, batch, n_bid, bids = auction_batch(cfg)
     rows = torch.nonzero(bids)[:, 0]
     assert 0 < len(rows) < len(batch)
     batch.returns[rows] = 0.5  # a return far from 0.1 × the logits of a new network
