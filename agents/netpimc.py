@@ -266,7 +266,8 @@ class NetSearch:
         """Rollout outcomes, ``[len(legal), worlds]``: every legal action in every sampled world."""
         voids = void_masks(v)
         if self.rollouts.batched:
-            return self.rollouts.worlds(v, [sample_world(self.rng, v, voids, self.read_bids)[0] for _ in range(self.worlds)], legal)
+            hands = [sample_world(self.rng, v, voids, self.read_bids)[0] for _ in range(self.worlds)]
+            return self.rollouts.worlds(v, hands, legal)
         side = self.rules.side_of(v.seat)
         games = []
         for _ in range(self.worlds):

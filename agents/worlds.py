@@ -121,7 +121,8 @@ def bid_misfit(v: InfoState, hands: list[int]) -> float:
     return misfit
 
 
-def sample_world(rng: random.Random, v: InfoState, voids: list[int], read_bids: bool = True) -> tuple[list[int], tuple]:
+def sample_world(rng: random.Random, v: InfoState, voids: list[int],
+                 read_bids: bool = True) -> tuple[list[int], tuple]:
     """Hidden cards for one world: the first of ``BID_TRIES`` samples whose hands explain the bids,
     else the one that comes closest; without ``read_bids``, the first sample (what play has shown alone:
     no bid model)."""

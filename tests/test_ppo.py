@@ -625,7 +625,8 @@ def test_a_start_policy_that_does_not_fit_the_config_is_refused_in_one_line(tmp_
 
 
 @pytest.mark.parametrize("key,value", [("bid_ent_coef", 0.1), ("bid_q", 0.05), ("policy_coef", 0.5),
-                                       ("bid_policy_coef", 3.0), ("start_scores", 0.5), ("advantage_horizon", "hand"), ("bid_gae_lambda", 0.5)])
+                                       ("bid_policy_coef", 3.0), ("start_scores", 0.5), ("advantage_horizon", "hand"),
+                                       ("bid_gae_lambda", 0.5)])
 @pytest.mark.parametrize("path", ["trainer=sb3", "backend=rllib"])
 def test_keys_of_the_batched_ppo_alone_are_refused_on_the_other_paths(key, value, path):
     """Set or scheduled, each key is refused off the batched PPO in one line that names the value set."""

@@ -109,8 +109,8 @@ class TrainConfig(GameKeys):
         return [input_size(rules, self.hint), *self.hidden, ActionLayout(rules).size]
 
 
-SCHEDULED = ("learning_rate", "ent_coef", "bid_ent_coef", "bid_policy_coef", "policy_coef", "clip_range", "n_epochs", "opponents", "mirror",
-             "start_scores")  # what a schedule may change
+SCHEDULED = ("learning_rate", "ent_coef", "bid_ent_coef", "bid_policy_coef", "policy_coef", "clip_range", "n_epochs",
+             "opponents", "mirror", "start_scores")  # what a schedule may change
 
 
 # Keys only PPO on the batched self-play core reads (trainer: fast, backend: sb3): each one's value that

@@ -221,10 +221,9 @@ def update(net: PolicyValueNet, opt: torch.optim.Optimizer, batch: Batch, ppo: P
             adv = (adv - adv.mean()) / (adv.std() + 1e-8) if len(adv) > 1 else adv * 0
             log_ratio = logp - batch.logp[mb]
             ratio = log_ratio.exp()
-            pg_rows = torch.min(adv * ratio[ppo_rows], adv * ratio[ppo_rows].clamp(1 - clip, 1 + clip))
-            if ppo.bid_policy_coef != 1.0:
-                pg_rows = pg_rows * torch.where(bids[ppo_rows], ppo.bid_policy_coef, 1.0)
-            pg = -pg_rows.sum() / len(mb)
+            weight = torch.where(bids[ppo_rows], ppo.bid_policy_coef, 1.0)  # bid decisions: bid_policy_coef
+            clipped = torch.min(adv * ratio[ppo_rows], adv * ratio[ppo_rows].clamp(1 - clip, 1 + clip))
+            pg = -(weight * clipped).sum() / len(mb)
             v_loss = torch.nn.functional.mse_loss(values, batch.returns[mb])
             ent = -entropy.mean()
             ent_weight = ppo.ent_coef + ppo.bid_ent_coef * bids  # bid decisions: ent_coef + bid_ent_coef

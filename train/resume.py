@@ -139,8 +139,11 @@ def _fsync(path: Path) -> None:
 
 
 # ---------------------------------------------------------------------- the trainer's state
+Sides = dict[str, tuple[torch.nn.Module, torch.optim.Optimizer]]  # side networks: name -> (module, its Adam)
+
+
 def save_trainer(directory: Path, net: torch.nn.Module, optimizer: torch.optim.Optimizer, steps: int, extra: dict,
-                 n_updates: int = 0, episode_num: int = 0, modules: dict[str, tuple[torch.nn.Module, torch.optim.Optimizer]] | None = None) -> None:
+                 n_updates: int = 0, episode_num: int = 0, modules: Sides | None = None) -> None:
     """The trainer's network, Adam's state and every RNG as tensors and JSON (see the module docstring):
     the one writer of every trainer on this path (PPO's ``PolicyValueNet``, SB3's ``model.policy``).
     ``modules``: side networks with their optimizers (``{name: (module, adam)}``), whose weights and Adam
@@ -264,12 +267,13 @@ def adam_groups(groups, current_groups: list[dict], where: str) -> list[dict]:
 
 
 def load_trainer(directory: Path, net: torch.nn.Module, optimizer: torch.optim.Optimizer,
-                 modules: dict[str, tuple[torch.nn.Module, torch.optim.Optimizer]] | None = None) -> dict:
+                 modules: Sides | None = None) -> dict:
     """Load a checkpoint written by ``save_trainer`` into a network and optimizer rebuilt from the run's
     config; returns its state.json (``state["trainer"]`` holds ``n_updates`` and ``episode_num``).
     ``modules``: side networks and their optimizers (``{name: (module, adam)}``) loaded where the checkpoint
     holds their weights (``state["modules"]`` then names those it held); a side network's Adam state is
-    restored where the checkpoint holds it, else its Adam starts afresh. Refuses (ResumeError) anything that does not fit exactly."""
+    restored where the checkpoint holds it, else its Adam starts afresh. Everything is checked before
+    the networks and optimizers are loaded; ResumeError for anything that does not fit exactly."""
     directory = Path(directory)
     where = f"checkpoint {str(directory)!r}"
     state = read_state(directory)
@@ -277,22 +281,25 @@ def load_trainer(directory: Path, net: torch.nn.Module, optimizer: torch.optim.O
     if not isinstance(tr, dict):
         raise ResumeError(f"{where}: state.json has no 'trainer' section; the checkpoint is damaged")
     expected = {f"policy/{k}": v for k, v in net.state_dict().items()}
-    sides = dict(modules or {})
-    sizes = [v.numel() * v.element_size() for v in expected.values()]
-    sizes += [v.numel() * v.element_size() for module, _ in sides.values() for v in module.state_dict().values()]
-    budget = 4 * sum(sizes) + (1 << 20)
+    held = [*expected.values(), *(v for module, _ in (modules or {}).values() for v in module.state_dict().values())]
+    budget = 4 * sum(v.numel() * v.element_size() for v in held) + (1 << 20)
     tensors = read_tensors(directory / TRAINER_FILE, budget, where)
     weights = {k[len("policy/"):]: take(tensors, k, v, where) for k, v in expected.items()}
     slots = _adam_slots(tensors, "", list(net.parameters()), where)
     rng = take(tensors, "rng/torch", torch.get_rng_state(), where)
-    side, side_slots = {}, {}
-    for name, (module, side_opt) in sides.items():
-        if any(k.startswith(f"{name}/") for k in tensors):
-            side_slots[name] = _adam_slots(tensors, f"{name}/", list(module.parameters()), where)
-            side[name] = {k: take(tensors, f"{name}/{k}", v, where) for k, v in module.state_dict().items()}
+    side = {name: (module, opt, {k: take(tensors, f"{name}/{k}", v, where) for k, v in module.state_dict().items()},
+                   _adam_slots(tensors, f"{name}/", list(module.parameters()), where))
+            for name, (module, opt) in (modules or {}).items() if any(k.startswith(f"{name}/") for k in tensors)}
     if tensors:
         raise ResumeError(f"{where}: {TRAINER_FILE} holds unexpected tensors ({', '.join(sorted(tensors)[:3])} …)")
     groups = adam_groups(tr.get("adam_groups"), optimizer.state_dict()["param_groups"], where)
+    side_groups = tr.get("side_adam_groups", {})
+    if not isinstance(side_groups, dict):
+        raise ResumeError(f"{where}: state.json's side_adam_groups is not a mapping; the checkpoint is damaged")
+    # a side network saved without its Adam state (an older version) keeps a fresh Adam
+    side_adam = {name: adam_groups(side_groups.get(name), opt.state_dict()["param_groups"],
+                                   f"{where} (side network {name!r})")
+                 for name, (_, opt, _, adam) in side.items() if adam or name in side_groups}
     try:
         np_rng = tr["numpy_rng"]
         np_rng = (str(np_rng[0]), np.array(np_rng[1], dtype=np.uint32), int(np_rng[2]), int(np_rng[3]), float(np_rng[4]))
@@ -304,18 +311,11 @@ def load_trainer(directory: Path, net: torch.nn.Module, optimizer: torch.optim.O
     except (KeyError, IndexError, TypeError, ValueError, OverflowError):
         raise ResumeError(f"{where}: state.json's RNG states or counters are malformed; the checkpoint is damaged") from None
     net.load_state_dict(weights)
-    side_groups = tr.get("side_adam_groups", {})
-    if not isinstance(side_groups, dict):
-        raise ResumeError(f"{where}: state.json's side_adam_groups is not a mapping; the checkpoint is damaged")
-    for name in side:  # a side network saved without its Adam state (an older version) starts its Adam afresh
-        side_opt = sides[name][1]
-        if side_slots[name] or name in side_groups:
-            fresh = side_opt.state_dict()["param_groups"]
-            g = adam_groups(side_groups.get(name), fresh, f"{where} (side network {name!r})")
-            side_opt.load_state_dict({"state": side_slots[name], "param_groups": g})
     optimizer.load_state_dict({"state": slots, "param_groups": groups})
-    for name, module_weights in side.items():
-        sides[name][0].load_state_dict(module_weights)
+    for name, (module, opt, module_weights, adam) in side.items():
+        module.load_state_dict(module_weights)
+        if name in side_adam:
+            opt.load_state_dict({"state": adam, "param_groups": side_adam[name]})
     torch.set_rng_state(rng)
     if modules is not None:
         state["modules"] = sorted(side)
