@@ -31,8 +31,8 @@ Rewards (computed by pitch_env/rewards.py): ``reward="game"`` (default) gives, w
 most points a hand can give. ``reward="relative"`` is the objective the project's agents are trained
 on (train/selfplay.py): after each hand the seat's side score change minus the mean of the other
 sides' changes, divided by the most points a hand can give, and when a game is won ``+win_bonus`` to
-the winning side's seats and ``−win_bonus`` to the others (``win_bonus``, default 1.0, is an option of
-this reward only). ``episode="hand"`` plays one hand per episode from a random dealer (needs
+the winning side's seats and ``−win_bonus`` to the others, ``−win_bonus`` to all when it is truncated
+(``win_bonus``, default 1.0, is an option of this reward only). ``episode="hand"`` plays one hand per episode from a random dealer (needs
 ``reward="hand"`` or ``"relative"``).
 
 Illegal actions: with ``illegal_action="terminate"`` (default) the game ends, the offending agent
@@ -291,9 +291,9 @@ class raw_env(AECEnv):
             return
         if game.winner is not None and mode == "game":
             self._give(dict(enumerate(game_rewards(self.rules, game.winner))))
-        elif game.winner is not None and mode == "relative":
-            self._give(dict(enumerate(win_bonuses(self.rules, game.winner, self.win_bonus))))
         truncated = game.truncated and self.episode == "game"
+        if mode == "relative" and (game.winner is not None or truncated):  # (episode="hand": no game to lose)
+            self._give(dict(enumerate(win_bonuses(self.rules, game.winner, self.win_bonus))))
         for a in self.agents:
             self.terminations[a] = not truncated
             self.truncations[a] = truncated

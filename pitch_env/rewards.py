@@ -46,9 +46,9 @@ def relative_rewards(rules: Rules, score_change) -> list[float]:
 
 def win_bonus(winner: int | None, side: int, bonus: float) -> float:
     """The training objective's end-of-game part: +bonus to the winning side, −bonus to every other
-    side, 0 when nobody won."""
-    if winner is None:
-        return 0.0
+    side, and −bonus to every side when nobody won (a game stopped at ``max_hands`` is lost by all:
+    were it worth more than a loss, a side that can no longer win would learn to block the auction
+    until the hand limit)."""
     return bonus if winner == side else -bonus
 
 
@@ -59,7 +59,7 @@ def win_bonuses(rules: Rules, winner: int | None, bonus: float) -> list[float]:
 
 class SideRewards:
     """What each side a learner plays has earned of the training objective since it was last paid:
-    ``reward="hand"``: ``relative_reward`` after each hand, then ``win_bonus`` when the game is won;
+    ``reward="hand"``: ``relative_reward`` after each hand, then ``win_bonus`` when the game ends;
     ``reward="game"``: the win bonus only. ``take(side)`` pays a side (the self-play env, the batched
     core and the RLlib env each hand it to the side's latest decision in their own way).
 
@@ -85,9 +85,8 @@ class SideRewards:
                 self.pending[side] += relative_reward(score_change, side, self.scale)
 
     def game_over(self, winner: int | None) -> None:
-        if winner is not None:
-            for side in self.pending:
-                self.pending[side] += win_bonus(winner, side, self.bonus)
+        for side in self.pending:
+            self.pending[side] += win_bonus(winner, side, self.bonus)
 
     def take(self, side: int) -> float:
         amount, self.pending[side] = self.pending[side], 0.0

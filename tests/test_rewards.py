@@ -12,7 +12,7 @@ import pitch_env
 from pitch_env import Game, game_record, rules
 from pitch_env.loop import play
 from pitch_env.rewards import (SideRewards, game_rewards, hand_rewards, hand_scale, relative_reward,
-                               relative_rewards, win_bonus)
+                               relative_rewards, win_bonus, win_bonuses)
 
 from test_env import rewards_by_agent, won_game_rewards
 from test_rules_setback import play_d1
@@ -46,7 +46,12 @@ def test_relative_reward_is_the_side_change_minus_the_mean_of_the_others():
 def test_win_bonus_goes_to_the_winner_and_is_taken_from_every_other_side():
     assert win_bonus(winner=1, side=1, bonus=0.5) == 0.5
     assert win_bonus(winner=1, side=0, bonus=0.5) == -0.5
-    assert win_bonus(winner=None, side=0, bonus=0.5) == 0.0
+
+
+def test_a_game_nobody_won_costs_every_side_the_win_bonus():
+    # worth no more than a loss, so a side that can no longer win gains nothing by blocking to max_hands
+    assert win_bonus(winner=None, side=0, bonus=0.5) == win_bonus(winner=None, side=1, bonus=0.5) == -0.5
+    assert win_bonuses(rules("auction", num_players=3), None, 2.0) == [-2.0] * 3
 
 
 def test_side_rewards_pay_each_learner_side_what_it_earned_since_it_was_last_paid():
@@ -67,8 +72,8 @@ def test_side_rewards_pay_each_learner_side_what_it_earned_since_it_was_last_pai
     only_games = SideRewards(r, "game", bonus=1.0)
     only_games.start([1])
     only_games.hand_over((3, 1, -2))
-    only_games.game_over(winner=None)  # truncated: no bonus either way
-    assert only_games.take(1) == 0.0
+    only_games.game_over(winner=None)  # truncated: lost by every side
+    assert only_games.take(1) == -1.0
 
 
 # ======================================================================= the AEC env's reward="relative"
@@ -85,6 +90,18 @@ def test_env_relative_reward_is_the_training_objective_hand_by_hand_plus_the_win
                        for h in record["hands"] if h["pitcher"] is not None)
         expected += 0.5 if side == record["winner"] else -0.5
         assert totals[agent] == pytest.approx(expected)
+
+
+def test_env_relative_reward_charges_every_side_the_win_bonus_for_a_truncated_game():
+    env = pitch_env.env("auction", num_players=3, reward="relative", win_bonus=0.5, max_hands=2)
+    totals = rewards_by_agent(env, 1)
+    record = env.unwrapped.game_record()
+    assert record["truncated"] and record["winner"] is None
+    r = env.unwrapped.rules
+    for seat, agent in enumerate(env.unwrapped.possible_agents):
+        expected = sum(relative_reward(h["score_change"], r.side_of(seat), 0.25)
+                       for h in record["hands"] if h["pitcher"] is not None)
+        assert totals[agent] == pytest.approx(expected - 0.5)
 
 
 def test_env_relative_reward_plays_hand_long_episodes():
@@ -127,7 +144,7 @@ def test_selfplay_env_rewards_are_the_rewards_modules(variant, reward):
             if reward == "hand" and h["pitcher"] is not None:
                 expected += relative_reward(h["score_change"], env.side, hand_scale(env.rules))
                 hands_rewarded += 1
-        if g.is_over and g.winner is not None:
+        if g.is_over:
             expected += win_bonus(g.winner, env.side, 0.75)
         assert reward_got == expected
         if term or trunc:
