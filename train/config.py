@@ -50,7 +50,7 @@ class TrainConfig(GameKeys):
     train_batch_size: int = ranged(0, 0, 10**8)  # learner decisions sampled per update; 0: n_steps × num_envs, as on the other paths
     # ----- the reward
     reward: Literal["hand", "game"] = "hand"  # hand: the AEC env's reward="relative" (pitch_env/rewards.py); game: only the win bonus
-    win_bonus: float = ranged(1.0, -1e6, 1e6)  # added (won) or subtracted (lost) at the end of the game
+    win_bonus: float = ranged(1.0, -1e6, 1e6)  # added (won) or subtracted (lost, or stopped at max_hands unwon) at the end of the game
     # ----- the observation
     observation: Literal["plain", "suit_canonical"] = "suit_canonical"  # suit_canonical: trump shown as suit 0 (pitch_policy/canonical.py)
     hint: Literal["none", "heuristic"] = "none"  # heuristic: the heuristic's choice is an input too (train/hint.py)
