@@ -497,6 +497,7 @@ def test_a_fast_run_trains_resumes_and_exports_a_playable_policy(tmp_path, worke
                           config="configs/setback_scratch.yaml")
         assert "learned from nothing, batched PPO self-play" in card and "8 games in lockstep" in card
         assert "pitch train --config configs/setback_scratch.yaml" in card
+        assert "alone" not in card  # partners: no seat of the agent's plays against the other
     play_a_game(f"checkpoint:{run / 'checkpoint' / 'policy.safetensors'}", seed=1)
 
 

@@ -349,6 +349,9 @@ def test_bid_recordings_join_the_warm_start_and_fit_only_the_policy(tmp_path, ca
 
     card = write_card(run, tmp_path / "card", games=2, pimc="pimc:2", pimc_games=0, workers=1, seed=0)
     assert "fitted to 300 decisions of `heuristic` playing against `heuristic` (200 in full games, 100 more at bids alone)" in card
+    # a solo game of four: a row of the agent alone against three heuristics, and how to reproduce it
+    assert "| heuristic ×3, alone | 4 |" in card
+    assert "the row alone is `--agents checkpoint:card,heuristic,heuristic,heuristic`" in card
 
 
 def test_a_card_of_a_network_fitted_to_a_shipped_agent_carries_its_teachers_lineage_and_recipe(tmp_path):

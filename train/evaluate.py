@@ -11,13 +11,17 @@ from agents.tournament import run_tournament
 
 
 def evaluate_policy(path, rules, opponent: str, games: int, seed: int = 0, workers: int = 1,
-                    progress: bool = False) -> dict:
+                    progress: bool = False, alone: bool = False) -> dict:
     """Win rate (and its 95% Wilson interval) of ``checkpoint:path`` against ``opponent``
-    (``progress``: a bar with ETA while the games are played)."""
-    res = run_tournament(rules, [f"checkpoint:{path}", opponent], games=games, seed=seed,
-                         workers=workers, names=["agent", opponent], progress=progress)
-    me, them = res.stats
-    return {"opponent": opponent, "games": me.games, "wins": me.wins, "win_rate": me.win_rate,
+    (``progress``: a bar with ETA while the games are played). In a solo game the agent holds two
+    alternating seats, or with ``alone`` one seat against a copy of ``opponent`` in every other: a
+    figure that two copies of the agent helping each other cannot inflate."""
+    field = [opponent] * (rules.num_players - 1 if alone else 1)
+    res = run_tournament(rules, [f"checkpoint:{path}", *field], games=games, seed=seed,
+                         workers=workers, names=["agent", *field], progress=progress)
+    me, them = res.stats[0], res.stats[1]
+    label = f"{opponent} ×{len(field)}, alone" if alone else opponent
+    return {"opponent": label, "games": me.games, "wins": me.wins, "win_rate": me.win_rate,
             "low": me.win_low, "high": me.win_high, "margin": me.mean_margin,
             "points_per_hand": me.points_per_hand, "bids_made": me.bids_made,
             "truncated": res.truncated, "wall_s": res.wall_s,
@@ -43,8 +47,8 @@ def log_evaluation(cfg, run, policy, steps: int, logger, stop=None) -> None:
 
 
 def compare(path, rules, opponents: list[str], games: int, seed: int = 0, workers: int = 1,
-            progress: bool = False) -> list[dict]:
-    return [evaluate_policy(path, rules, o, games, seed, workers, progress) for o in opponents]
+            progress: bool = False, alone: bool = False) -> list[dict]:
+    return [evaluate_policy(path, rules, o, games, seed, workers, progress, alone) for o in opponents]
 
 
 HEADERS = ("opponent", "games", "win rate", "95% Wilson", "mean margin", "bids made", "truncated",

@@ -72,6 +72,9 @@ def render_card(name: str, variant: str, rules, card: dict, title: str, lineage:
     obs = card["observation"]
     reproduce = (f"`pitch tournament --variant {variant} --agents checkpoint:{name},OPPONENT --games {games} "
                  f"--seed {seed}`" + (f" (`--games {pimc_games}` for `{pimc}`)" if pimc_games else ""))
+    if _solo_field(rules):
+        field = ",".join(["heuristic"] * (rules.num_players - 1))
+        reproduce += f"; the row alone is `--agents checkpoint:{name},{field}`"
     lines = [f"# `{name}`: {title}", "",
              f"Play it with the agent spec `checkpoint:{name}`, e.g. `pitch play --variant {variant} --opponents "
              f"checkpoint:{name}` or `pitch tournament --variant {variant} --agents checkpoint:{name},heuristic`. "
@@ -153,6 +156,8 @@ def _ship(src: Path, dest: Path, rules, games: int, more: list[str], pimc: str, 
     atomic_write(dest / WEIGHTS_FILE, lambda tmp: shutil.copyfile(src, tmp))
     t0 = time.perf_counter()
     rows = compare(dest, rules, ["random", "heuristic", *more], games, seed=seed, workers=workers)
+    if _solo_field(rules):
+        rows += compare(dest, rules, ["heuristic"], games, seed=seed, workers=workers, alone=True)
     if pimc_games:
         rows += compare(dest, rules, [pimc], pimc_games, seed=seed, workers=workers)
     return card, rows, time.perf_counter() - t0
@@ -194,12 +199,22 @@ def _imitation_line(cfg, state: dict) -> str:
             f"({cfg.imitate_epochs} epochs, training accuracy {100 * im['accuracy']:.1f}%)\n")
 
 
+def _solo_field(rules) -> bool:
+    """Whether the card adds a row of the agent alone against the heuristic in every other seat: a solo
+    game of more than two, where the agent's two seats could help each other (one blocks the auction,
+    the other wins) and inflate the alternate-seat figure."""
+    return not rules.partnerships and rules.num_players > 2
+
+
 def _seating(rules) -> str:
     if rules.partnerships:
         return "Win rate of this agent's side (both partners) against the opponent's side."
+    alone = (f" In the row marked alone the agent holds one seat and the heuristic the other "
+             f"{rules.num_players - 1} (fair share {100 / rules.num_players:.0f}%): its two seats cannot help "
+             "each other there." if _solo_field(rules) else "")
     return (f"Solo game: the agent holds two alternating seats and the opponent the other "
             f"{rules.num_players - 2}; a game counts as won when one of the agent's seats wins (fair share "
-            f"{100 * 2 / rules.num_players:.0f}%).")
+            f"{100 * 2 / rules.num_players:.0f}%).{alone}")
 
 
 def write_exit_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: int, workers: int, seed: int,
