@@ -210,8 +210,8 @@ def _seating(rules) -> str:
     if rules.partnerships:
         return "Win rate of this agent's side (both partners) against the opponent's side."
     alone = (f" In the row marked alone the agent holds one seat and the heuristic the other "
-             f"{rules.num_players - 1} (fair share {100 / rules.num_players:.0f}%): its two seats cannot help "
-             "each other there." if _solo_field(rules) else "")
+             f"{rules.num_players - 1} (fair share {100 / rules.num_players:.0f}%), so no second seat of the "
+             "agent's can help it win." if _solo_field(rules) else "")
     return (f"Solo game: the agent holds two alternating seats and the opponent the other "
             f"{rules.num_players - 2}; a game counts as won when one of the agent's seats wins (fair share "
             f"{100 * 2 / rules.num_players:.0f}%).{alone}")
