@@ -316,23 +316,26 @@ def test_a_running_trajectorys_latest_decision_opens_its_segment_in_the_next_rol
     assert starts == list(range(len(open_ends)))
 
 
-def test_mirror_games_credit_both_sides_zero_sum_rewards():
+@pytest.mark.parametrize("max_hands", [200, 3])
+def test_mirror_games_credit_both_sides_zero_sum_rewards(max_hands):
     """With the learner at both sides of two-sided games, every reward credited (relative hand rewards,
     the ± win bonus) has its opposite at the other side: over all rollouts, and the decisions still
-    carried, they sum to zero."""
-    cfg = small_cfg("rules={num_players: 2}", "mirror=1.0")
+    carried, they sum to zero, but for the win bonus both sides lose in a game stopped at max_hands."""
+    cfg = small_cfg("rules={num_players: 2, max_hands: %d}" % max_hands, "mirror=1.0")
     _, (pi, vf) = learner(cfg)
     lock = Lockstep(cfg, 4, 5)
     lock.set_learner(pi, vf)
-    credited, games = [], 0
+    credited, games, truncated = [], 0, 0
     for _ in range(30):
         data = lock.collect(400)
         games += data.stats["games"]
+        truncated += data.stats["truncated"]
         bootstraps = {s.rows[-1] for s in data.segments if not s.ended}
         credited.extend(float(r) for k, r in enumerate(data.rewards) if k not in bootstraps)
     credited.extend(lock.carry["rewards"])
     assert games >= 4 and sum(1 for r in credited if r != 0) > 20
-    assert abs(sum(credited)) < 1e-3
+    assert truncated > 0 or max_hands == 200
+    assert sum(credited) == pytest.approx(-2 * cfg.win_bonus * truncated, abs=1e-3)
 
 
 def test_the_update_is_maskable_ppos_loss():

@@ -249,7 +249,8 @@ class Lockstep:
         rows = len(rewards)
         goal = rows + target
         segments: list[Segment] = []
-        stats = {"games": 0, "games_vs": 0, "won_vs": 0.0, "bid_turns": 0, "bids": 0, "bid_sum": 0.0}
+        stats = {"games": 0, "truncated": 0, "games_vs": 0, "won_vs": 0.0, "bid_turns": 0, "bids": 0,
+                 "bid_sum": 0.0}
         for name in self.league.names:
             stats[f"games_vs_{name}"] = 0
             stats[f"won_vs_{name}"] = 0.0
@@ -266,6 +267,7 @@ class Lockstep:
             credit(i)
             segments.extend(Segment(rows_of, True) for rows_of in traj[i].values() if rows_of)
             stats["games"] += 1
+            stats["truncated"] += int(g.winner is None)  # (over with no winner: stopped at max_hands)
             seating = seatings[i]
             if seating.names != [MIRROR]:
                 won = float(g.winner == seating.learner_sides[0])

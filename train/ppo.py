@@ -269,6 +269,8 @@ def log_iteration(logger: Scalars, data: Rollout, losses: dict, n_updates: int, 
     logger.record("pitch/collect_s", collect_s)
     logger.record("pitch/update_s", update_s)
     logger.record("pitch/games", st["games"])
+    if st["games"]:  # games stopped at max_hands unwon: a seat blocking the auction shows here first
+        logger.record("pitch/truncated_pct", 100.0 * st["truncated"] / st["games"])
     if st["bid_turns"]:
         logger.record("pitch/bids_made_pct", 100.0 * st["bids"] / st["bid_turns"])
         logger.record("pitch/average_bid", st["bid_sum"] / max(st["bids"], 1))
