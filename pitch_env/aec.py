@@ -32,8 +32,8 @@ most points a hand can give. ``reward="relative"`` is the objective the project'
 on (train/selfplay.py): after each hand the seat's side score change minus the mean of the other
 sides' changes, divided by the most points a hand can give, and when a game is won ``+win_bonus`` to
 the winning side's seats and ``−win_bonus`` to the others, ``−win_bonus`` to all when it is truncated
-(``win_bonus``, default 1.0, is an option of this reward only). ``episode="hand"`` plays one hand per episode from a random dealer (needs
-``reward="hand"`` or ``"relative"``).
+(``win_bonus``, default 1.0, is an option of this reward only). ``episode="hand"`` plays one hand per
+episode from a random dealer (needs ``reward="hand"`` or ``"relative"``).
 
 Illegal actions: with ``illegal_action="terminate"`` (default) the game ends, the offending agent
 gets ``illegal_reward`` (default −1) and a warning names the action and the legal ones; with
