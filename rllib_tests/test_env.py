@@ -43,7 +43,9 @@ def play(env, rng, game_seed):
             total[k] = total.get(k, 0.0) + v
         if term["__all__"] or trunc["__all__"]:
             assert set(obs) == {side_agent(s) for s in env.learner_sides}, "every learner side gets a last observation"
-            return moves, total, infos, trunc["__all__"]
+            # the objective ends a game stopped at max_hands too (lost by every side): nothing to bootstrap
+            assert term["__all__"] and not trunc["__all__"]
+            return moves, total, infos, env.game.truncated
 
 
 def aec_totals(variant, moves, game_seed, **rules):

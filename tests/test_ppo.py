@@ -5,6 +5,7 @@ playable policy and refuses keys that belong to the other path."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -426,8 +427,7 @@ def test_bid_policy_coef_weighs_the_bid_decisions_ppo_loss():
     adv = batch.advantages
     adv = (adv - adv.mean()) / (adv.std() + 1e-8)
     for coef in (1.0, 3.0, 0.0):
-        ppo = PPO.of(small_cfg("variant=auction", "n_epochs=1", "batch_size=100000", "vf_coef=0", "ent_coef=0",
-                               f"bid_policy_coef={coef}"))
+        ppo = dataclasses.replace(PPO.of(cfg), bid_policy_coef=coef)
         copy = PolicyValueNet.for_config(cfg)
         copy.load_state_dict(net.state_dict())
         logs = update(copy, new_optimizer(copy, 1e-3), batch, ppo, n_bid)

@@ -153,6 +153,29 @@ def test_selfplay_env_rewards_are_the_rewards_modules(variant, reward):
     assert hands_rewarded > 3 or reward == "game"
 
 
+def test_selfplay_env_ends_a_game_stopped_at_max_hands_as_terminated_and_lost():
+    """The objective counts a game nobody won as lost by every side, so the learner's env reports it
+    terminated, not truncated: SB3 would add the value of a future the game does not have."""
+    from train.config import TrainConfig
+    from train.sb3 import make_env
+
+    cfg = TrainConfig(variant="auction", reward="game", win_bonus=0.75, opponents={"heuristic": 1.0},
+                      rules={"max_hands": 1})
+    env = make_env(cfg, 0)()
+    rng = np.random.default_rng(1)
+    stopped = 0
+    for seed in range(6):
+        env.reset(seed=seed)
+        term = trunc = False
+        while not (term or trunc):
+            _, reward, term, trunc, _ = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+        assert term and not trunc
+        if env.game.winner is None:
+            assert env.game.truncated and reward == -0.75
+            stopped += 1
+    assert stopped
+
+
 # ======================================================================= the game loop
 def first_legal(game, seat):
     return game.legal_actions()[0]

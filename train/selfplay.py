@@ -76,7 +76,9 @@ class SelfPlayEnv(gym.Env):
             count_bid(self._stats, self.rules, action)
         self._advance(action)
         over = g.is_over
-        terminated, truncated = over and not g.truncated, over and g.truncated
+        # A game stopped at max_hands is over for the objective too (lost by every side, rewards.win_bonus):
+        # terminated, so that PPO adds no value of a future the game does not have.
+        terminated, truncated = over, False
         obs = self._observe() if not over else np.zeros(self.observation_space.shape, np.float32)
         info = self._info()
         if over:

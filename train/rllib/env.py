@@ -149,8 +149,8 @@ class PitchMultiAgentEnv(MultiAgentEnv):
         rewards = {side_agent(s): self._take(s) for s in self.learner_sides}
         infos = {side_agent(s): dict(self._stats[s], won=float(g.winner == s), mirror=mirror)
                  for s in self.learner_sides}
-        truncated = bool(g.truncated)
-        return obs, rewards, {"__all__": not truncated}, {"__all__": truncated}, infos
+        # over for the objective even when stopped at max_hands (lost by every side): no value to bootstrap
+        return obs, rewards, {"__all__": True}, {"__all__": False}, infos
 
     # ------------------------------------------------------------------ inside
     def _advance(self, action: int | None) -> None:
