@@ -3,6 +3,7 @@ typed fields, ranges declared beside them, read from YAML and ``--set`` with one
 
 import dataclasses
 import typing
+from pathlib import Path
 from dataclasses import dataclass, field
 
 import pytest
@@ -73,3 +74,15 @@ def test_expert_iteration_configs_get_the_same_refusals(values, words):
     with pytest.raises(ConfigError) as e:
         ex.make_exit_config(values, "test")
     assert words in str(e.value) and "\n" not in str(e.value)
+
+
+def test_an_override_mends_a_copied_config_whose_start_is_missing_here(tmp_path):
+    """The checks against the disk apply to the merged values: a config copied elsewhere, whose own
+    ``start`` does not exist there, loads once ``--set start=`` names one that does."""
+    shipped = str(Path(__file__).resolve().parents[1] / "checkpoints" / "auction")
+    path = tmp_path / "copied.yaml"
+    path.write_text("variant: auction\nstart: checkpoints/not_here\ngenerations: 1\n")
+    one_line(lambda: ex.load_exit_config(path), f"key 'start' in {path}")
+    assert ex.load_exit_config(path, [f"start={shipped}"]).start == shipped
+    path.write_text("variant: auction\nstart: checkpoints/not_here\ngenerations: 0\n")  # a bad value stays the file's
+    one_line(lambda: ex.load_exit_config(path, [f"start={shipped}"]), f"key 'generations' in {path} is 0")

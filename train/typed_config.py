@@ -226,11 +226,12 @@ def read_yaml_file(path: Path) -> Any:
     return safe_yaml(text, f"config file {str(path)!r}")
 
 
-def merged_values(cls, make: Callable[[dict, str], Any], path: str | Path | None,
-                  overrides: typing.Iterable[str] = ()) -> tuple[dict[str, Any], str]:
+def merged_values(cls, path: str | Path | None, overrides: typing.Iterable[str] = ()) -> tuple[dict[str, Any], str]:
     """The plain values of a config file (or none) with ``--set`` overrides applied, and the source to
-    name in errors. ``make(values, source)`` validates: the file alone first, so that a bad key of the
-    file is named before an override hides it. An override of a field marked ``merge`` (the rules
+    name in errors. Each key of the file is checked alone first (``build``: known, of its type, in its
+    range), so that a bad value in the file is named before an override hides it; the checks across
+    keys and against the disk (a ``start`` that must exist) apply to the merged values, so an override
+    mends a file whose ``start`` is missing here. An override of a field marked ``merge`` (the rules
     options) adds to the file's mapping instead of replacing it."""
     values: dict[str, Any] = {}
     source = "the defaults"
@@ -240,7 +241,7 @@ def merged_values(cls, make: Callable[[dict, str], Any], path: str | Path | None
         if values is None:
             values = {}
         source = str(path)
-        make(values, source)
+        build(cls, values, source)
     fields = {f.name: f for f in dataclasses.fields(cls)}
     overrides = list(overrides)
     for text in overrides:
@@ -257,4 +258,4 @@ def merged_values(cls, make: Callable[[dict, str], Any], path: str | Path | None
 def load(cls: type[T], make: Callable[[dict, str], T], path: str | Path | None,
          overrides: typing.Iterable[str] = ()) -> T:
     """The config ``make`` builds from a YAML file (or the defaults) with ``--set key=value`` applied."""
-    return make(*merged_values(cls, make, path, overrides))
+    return make(*merged_values(cls, path, overrides))
