@@ -73,6 +73,7 @@ def test_in_mirror_games_every_side_is_an_agent_with_the_aec_envs_relative_rewar
             assert seat_total[f"player_{seat}"] == pytest.approx(total[side_agent(env.rules.side_of(seat))])
         assert aec.unwrapped.game.is_over and aec.unwrapped.game.truncated == truncated
         assert sum(i["won"] for i in infos.values()) == (0 if truncated else 1)
+        assert all(i["truncated"] == float(truncated) for i in infos.values())  # pitch/truncated_pct counts it
         assert all(i["mirror"] == 1.0 for i in infos.values())
 
 

@@ -65,7 +65,8 @@ def test_a_run_on_two_env_runners_exports_a_policy_that_plays_in_a_tournament(ru
 
 def test_tensorboard_has_the_sb3_paths_scalar_names(run):
     tags = scalars(run / "tb")
-    for name in ("pitch/learner_steps_per_s", "pitch/train_win_rate", "pitch/bids_made_pct", "rollout/ep_rew_mean",
+    for name in ("pitch/learner_steps_per_s", "pitch/train_win_rate", "pitch/bids_made_pct", "pitch/truncated_pct",
+                 "rollout/ep_rew_mean",
                  "train/entropy_loss", "eval/win_rate_vs_random", "eval/win_rate_vs_heuristic"):
         assert name in tags, name
 

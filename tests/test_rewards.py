@@ -168,8 +168,9 @@ def test_selfplay_env_ends_a_game_stopped_at_max_hands_as_terminated_and_lost():
         env.reset(seed=seed)
         term = trunc = False
         while not (term or trunc):
-            _, reward, term, trunc, _ = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+            _, reward, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
         assert term and not trunc
+        assert info["episode_stats"]["truncated"] == float(env.game.winner is None)  # pitch/truncated_pct counts it
         if env.game.winner is None:
             assert env.game.truncated and reward == -0.75
             stopped += 1

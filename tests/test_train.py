@@ -178,6 +178,13 @@ def test_the_run_keeps_its_resolved_config_tensorboard_and_card(runs):
     run = runs["setback"]
     assert load_config(run / "config.yaml").hidden == [32, 32]
     assert list((run / "tb").glob("events.out.tfevents.*"))
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    board = EventAccumulator(str(run / "tb"))
+    board.Reload()
+    tags = board.Tags()["scalars"]
+    for name in ("pitch/train_win_rate", "pitch/bids_made_pct", "pitch/truncated_pct", "pitch/learner_steps_per_s"):
+        assert name in tags, name
     _, card = read_policy(run / "checkpoint")
     state = json.loads((run / "checkpoint" / "state.json").read_text())
     assert card["training_steps"] == state["steps"] >= 1024

@@ -174,6 +174,8 @@ class Progress(BaseCallback):
             self.logger.record("pitch/bids_made_pct", 100.0 * bids / max(turns, 1))
             self.logger.record("pitch/average_bid", sum(e["bid_sum"] for e in eps) / max(bids, 1))
             self.logger.record("pitch/train_win_rate", float(np.mean([e["won"] for e in eps])))
+            # games stopped at max_hands unwon: a seat blocking the auction shows here first
+            self.logger.record("pitch/truncated_pct", 100.0 * float(np.mean([e["truncated"] for e in eps])))
             self._episodes = []
         if self._bar is not None:
             sps = (self.num_timesteps - self._steps0) / max(now - self._t0, 1e-9)

@@ -93,7 +93,7 @@ class PitchCallbacks(RLlibCallback):
             info = sa.get_infos(-1) or {}
             if "won" not in info:
                 continue
-            for key in ("bid_turns", "bids", "bid_sum", "return"):
+            for key in ("bid_turns", "bids", "bid_sum", "return", "truncated"):
                 metrics_logger.log_value(("pitch", key), float(info[key]), reduce="sum")
             metrics_logger.log_value(("pitch", "sides"), 1, reduce="sum")
             if not info["mirror"]:  # a game the learner plays against itself is always half won
