@@ -128,6 +128,33 @@ def test_worlds_on_the_batched_engine_score_as_the_reference_engines(variant, op
     assert compared >= 40 and ended >= 10  # many decisions, and outcomes that tell actions or worlds apart
 
 
+@pytest.mark.parametrize("variant", ["auction", "ten_point"])  # the batched worlds, and a stock game's reference ones
+def test_the_dealt_world_scores_each_action_as_the_real_hand_would_have_gone(variant):
+    """``worlds_from: dealt``: every legal action's value is what the real game makes of it, played on
+    by the network at every seat to the end of the hand; and the network's own choice is the one played."""
+    rules = pitch_env.rules(variant)
+    policy, _ = load_policy(SHIPPED[variant], rules)
+    search = NetSearch(policy, rules, 1, random.Random(0))
+    rng, checked = random.Random(5), 0
+    for seed in range(3):
+        g = Game(rules, seed=seed)
+        live = LiveTable(Observer(rules))
+        live.sync(g)
+        while g.phase != OVER and g.hand_number <= 2:
+            seat = g.current_seat
+            if len(g.legal_actions()) > 1 and g.phase in (0, 1, 4) and rng.random() < 0.3:
+                d, v = search.decide_in(g, seat, live, dealt=True)
+                assert d.action == d.network and set(d.values) == set(v.legal)
+                for a, value in d.values.items():
+                    real = g.clone()
+                    real.apply(a)
+                    assert one_at_a_time(policy, rules, real, rules.side_of(seat)) == value, (seed, a)
+                checked += 1
+            g.apply(rng.choice(g.legal_actions()))
+            live.sync(g)
+    assert checked >= 8
+
+
 def test_stock_games_keep_the_reference_worlds():
     rules = pitch_env.rules("ten_point")
     policy, _ = load_policy(SHIPPED["ten_point"], rules)
@@ -204,6 +231,17 @@ def test_recorded_decisions_are_what_the_network_reads_and_legal():
     over = part["overrode"]
     assert over.any() and (q[over].max(1) == q[over, part["y"][over]]).all()
     assert (q[over, part["y"][over]] > q[over, z[over]]).all()  # and worth more than the network's choice
+
+
+def test_a_recording_in_the_dealt_cards_plays_the_networks_choices_and_values_every_action():
+    cfg = ex.ExitConfig(variant="auction", worlds=1, worlds_from="dealt", target="values")
+    part = ex.record_part(cfg, SHIPPED["auction"], 60, seed=1)
+    policy, _ = load_policy(SHIPPED["auction"], cfg.resolved_rules())
+    z = np.where(part["mask"], policy.logits(part["x"].copy()), -np.inf).argmax(1)
+    assert len(z) == 60 and not part["overrode"].any() and (part["y"] == z).all()
+    assert (part["q"][~part["mask"]] == 0).all()
+    spread = np.where(part["mask"], part["q"], np.nan)
+    assert (np.nanmax(spread, 1) > np.nanmin(spread, 1)).sum() >= 20  # the cards dealt tell actions apart
 
 
 def _decisions_with_foreign_values():
@@ -322,6 +360,9 @@ def test_a_fit_moves_the_network_toward_the_search():
     ({"generation": 2}, "unknown key"), ({"start": "nowhere/policy"}, "'start'"),
     ({"start": "checkpoints/auction"}, "'start'"), ({"variant": "bridge"}, "variant"), ({"worlds": "8"}, "'worlds'"),
     ({"target": "value"}, "'target'"), ({"value_weight": 0}, "'value_weight'"), ({"value_weight": "8"}, "'value_weight'"),
+    ({"worlds_from": "dealt", "worlds": 1}, "set target: values"), ({"worlds_from": "dealt", "target": "values"}, "set worlds: 1"),
+    ({"worlds_from": "dealt", "target": "values", "worlds": 1, "stages": [{"generations": 1, "worlds": 4}]}, "set worlds: 1"),
+    ({"worlds_from": "real"}, "'worlds_from'"),
 ])
 def test_bad_configs_are_refused_in_one_line(values, words):
     with pytest.raises(ConfigError) as e:

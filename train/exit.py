@@ -7,7 +7,9 @@ One generation:
    default choices are the current best network), plays self-play games at every seat in ``workers``
    processes; each decision it searched (bids, trump, card play with a choice) is kept as the
    network's input, its mask and the search's action. The parts are saved as they come, so a stop
-   loses at most one part per worker.
+   loses at most one part per worker. With ``worlds_from: dealt`` the teacher does not search: each
+   legal action is played out in the game's own cards (one world, what the deal really was), the
+   network's choice is played on, and the values are what a ``target: values`` fit learns from.
 2. **fit**: starting from the best network, cross-entropy on this generation's decisions and the
    ``replay - 1`` before it, the learning rate decaying to zero; the candidate is saved. With
    ``target: values`` the best is not changed: a second network, its hidden layers started from the
@@ -71,6 +73,7 @@ class ExitConfig(GameKeys):
     generations: int = ranged(3, 1, 1000)  # generations to run (each: record, fit, gate); with stages, their sum by default
     decisions: int = ranged(40_000, PART, 10**8)  # searched decisions recorded per generation
     worlds: int = ranged(8, 1, 1000)  # worlds per searched decision of the teacher (pimcnet:worlds:best)
+    worlds_from: Literal["sampled", "dealt"] = "sampled"  # sampled: worlds drawn from what the seat knows; dealt: each legal action scored in the cards really dealt (one world; the network's own choice played; target values only)
     read_bids: bool = True  # the teacher's worlds prefer hands that explain the bids as agents/bidding.py reads them; false: what play has shown alone (no heuristic in the search)
     switch_z: float = ranged(SWITCH_Z, 0.0, 100.0)  # the teacher leaves the network's choice only for an action this many standard errors better
     replay: int = ranged(2, 1, 1000)  # generations of recorded decisions each fit uses (this one and the ones before)
@@ -142,6 +145,13 @@ def make_exit_config(values: dict, source: str) -> ExitConfig:
         raise ConfigError(f"key 'runs_dir' in {source} is empty: name a folder, e.g. runs")
     if not cfg.start:
         raise ConfigError(f"key 'start' in {source} is empty; name the generation-0 policy, e.g. checkpoints/setback_base")
+    if cfg.worlds_from == "dealt":
+        if cfg.target != "values":
+            raise ConfigError(f"key 'worlds_from' in {source} is 'dealt', which plays the network's own choices and "
+                              f"records what every action would have made in the cards dealt: set target: values")
+        if cfg.worlds != 1 or any(e.get("worlds", 1) != 1 for e in cfg.stages):
+            raise ConfigError(f"key 'worlds_from' in {source} is 'dealt', one world (the cards dealt): set worlds: 1 "
+                              f"(and no other in stages)")
     rules = cfg.resolved_rules()
     try:
         load_policy(cfg.start, rules)
@@ -201,7 +211,7 @@ def record_part(cfg: ExitConfig, policy_path: str, n: int, seed: int, leaf_path:
         legal = g.legal_actions()
         if len(legal) == 1:
             return legal[0]
-        d, v = search.decide_in(g, seat, live)
+        d, v = search.decide_in(g, seat, live, dealt=cfg.worlds_from == "dealt")
         if v.phase in SEARCHED:
             xs.append(np.asarray(d.x, np.float32))
             ms.append(np.asarray(d.mask, bool))
