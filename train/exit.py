@@ -726,8 +726,9 @@ def run_exit(cfg: ExitConfig, run_dir: Path, show: bool = True, stop=None, resum
         rec_t0 = time.perf_counter()
         earlier_s = run.recording_s  # before a resume; 0 for a generation this process starts
         if todo:
-            say(f"generation {k}: recording {len(todo) * PART:,} decisions of pimcnet:{scfg.worlds}:best "
-                f"({cfg.workers} workers)")
+            teacher = ("the best, every action valued in the cards dealt" if cfg.worlds_from == "dealt"
+                       else f"pimcnet:{scfg.worlds}:best")
+            say(f"generation {k}: recording {len(todo) * PART:,} decisions of {teacher} ({cfg.workers} workers)")
             tasks = [(asdict(scfg), str(run.best), PART, _seed(scfg.seed, local, j), j, leaf) for j in todo]
             with _pool(cfg.workers) as pool:
                 for done, (j, part) in enumerate(pool.imap_unordered(_record_task, tasks), 1):
