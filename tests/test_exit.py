@@ -421,6 +421,22 @@ def test_a_values_run_writes_the_fused_candidate_and_its_card(tmp_path):
     assert "`target: values`" in text and "adds 2 times its values" in text and "the action the search chose" in text
 
 
+def test_a_run_valued_in_the_cards_dealt_names_that_teacher_in_its_card(tmp_path):
+    from pitch_cli import main
+    from train.model_card import write_exit_card
+
+    assert main(["exit", "--set", f"runs_dir={tmp_path}", "run_name=d", "variant=auction",
+                 "start=checkpoints/auction_base", "generations=1", "decisions=1000", "worlds=1",
+                 "worlds_from=dealt", "gate_games=4", "workers=1", "torch_threads=1", "epochs=1", "target=values",
+                 "value_weight=2"]) == 0
+    rows = ex.Run(tmp_path / "d").rows
+    assert rows[0]["overrode"] == 0.0 and rows[0]["decisions"] == 1000  # the network's own choices, played on
+    text = write_exit_card(tmp_path / "d", tmp_path / "card", games=2, pimc="pimc:1", pimc_games=0, workers=1,
+                           seed=0)
+    assert "| 1 | the best in the cards dealt | 1,000 |" in text and "pimcnet:1" not in text
+    assert "played out by it in the cards the game really dealt" in text
+
+
 @pytest.mark.parametrize("stages_value,words", [
     ([{"worlds": 8}], "stage 1"), ([{"generations": 2}, {"generations": 1, "epochs": 3}], "stage 2"),
     ([{"generations": 0}], "'generations' of stage 1"), ([{"generations": 1, "worlds": 0}], "'worlds' of stage 1"),

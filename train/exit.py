@@ -125,6 +125,11 @@ def stages(cfg: ExitConfig) -> list[Stage]:
     return [s for s in out if s.first <= cfg.generations]
 
 
+def teacher_name(cfg: ExitConfig, worlds: int) -> str:
+    """What a generation learned from, as the run's messages and the model card name it."""
+    return "the best in the cards dealt" if cfg.worlds_from == "dealt" else f"pimcnet:{worlds}"
+
+
 def stage_of(cfg: ExitConfig, generation: int) -> Stage:
     return next(s for s in stages(cfg) if s.first <= generation <= s.last)
 
@@ -726,9 +731,8 @@ def run_exit(cfg: ExitConfig, run_dir: Path, show: bool = True, stop=None, resum
         rec_t0 = time.perf_counter()
         earlier_s = run.recording_s  # before a resume; 0 for a generation this process starts
         if todo:
-            teacher = ("the best, every action valued in the cards dealt" if cfg.worlds_from == "dealt"
-                       else f"pimcnet:{scfg.worlds}:best")
-            say(f"generation {k}: recording {len(todo) * PART:,} decisions of {teacher} ({cfg.workers} workers)")
+            say(f"generation {k}: recording {len(todo) * PART:,} decisions of {teacher_name(cfg, scfg.worlds)} "
+                f"({cfg.workers} workers)")
             tasks = [(asdict(scfg), str(run.best), PART, _seed(scfg.seed, local, j), j, leaf) for j in todo]
             with _pool(cfg.workers) as pool:
                 for done, (j, part) in enumerate(pool.imap_unordered(_record_task, tasks), 1):

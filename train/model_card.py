@@ -221,7 +221,7 @@ def write_exit_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: in
                     config: str = "", previous: str = "", note: str = "", machine: str = "") -> str:
     """The card of an expert-iteration run (train/exit.py): the best policy, its strength, and what
     each generation measured. ``previous``: the agent it grew from, for a head-to-head row."""
-    from .exit import Run, make_exit_config, read_run_json, stages
+    from .exit import Run, make_exit_config, read_run_json, stages, teacher_name
 
     run, dest = Path(run), Path(dest)
     saved = read_run_json(run / "config.json", "config")
@@ -236,7 +236,7 @@ def write_exit_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: in
                  "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows_g:
         worlds = r.get("worlds", cfg.worlds)  # rows of runs from before stages do not say; they had one stage
-        gen_table.append(f"| {r['generation']} | pimcnet:{worlds} | {r['decisions']:,} | {r['fitted']:,} | "
+        gen_table.append(f"| {r['generation']} | {teacher_name(cfg, worlds)} | {r['decisions']:,} | {r['fitted']:,} | "
                          f"{100 * r['overrode']:.1f}% | "
                          f"{100 * r['held_out_accuracy_before']:.1f}% → {100 * r['held_out_accuracy']:.1f}% | "
                          f"{100 * r['gate_win_rate']:.1f}% ({r['gate_games']}) | {100 * r['gate_low']:.1f}–"
@@ -252,15 +252,18 @@ def write_exit_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: in
                 f"to {cfg.leaf_games:,} self-play games of the start network, {fit_s / 60:.1f} min, "
                 f"train/game_value.py), not by the hand's points")
     kept = sum(1 for r in rows_g if r["kept"])
-    teachers = ", then ".join(f"`pimcnet:{s.worlds}`" + (f" (generations {s.first}–{s.last})" if s.last > s.first
-                                                          else f" (generation {s.first})") for s in stages(cfg))
-    steps = " + ".join(f"{s.last - s.first + 1} generation{'s' if s.last > s.first else ''} `pimcnet:{s.worlds}`"
-                       for s in stages(cfg))
+    teachers = ", then ".join(f"`{teacher_name(cfg, s.worlds)}`" + (f" (generations {s.first}–{s.last})"
+                                                                     if s.last > s.first else f" (generation {s.first})")
+                              for s in stages(cfg))
+    steps = " + ".join(f"{s.last - s.first + 1} generation{'s' if s.last > s.first else ''} "
+                       f"`{teacher_name(cfg, s.worlds)}`" for s in stages(cfg))
     if cfg.target == "values":
         steps += f", each fitting the search's action values and adding them ×{cfg.value_weight:g} (`target: values`)"
     lineage = f"{agent_origin(cfg.start)} → {steps} ({config}); {kept} of {len(rows_g)} generations kept"
-    facts = [f"one forward pass per decision; its teacher, each generation, was {teachers} (PIMC whose rollouts "
-             f"and default choices are the best network so far, agents/netpimc.py) in self-play{leaf}"]
+    how = ("the best network so far in self-play, every legal action of its decisions played out by it in the "
+           "cards the game really dealt (`worlds_from: dealt`, train/exit.py)" if cfg.worlds_from == "dealt" else
+           "PIMC whose rollouts and default choices are the best network so far, agents/netpimc.py")
+    facts = [f"one forward pass per decision; its teacher, each generation, was {teachers} ({how}) in self-play{leaf}"]
     compute = [f"training: {wall / 60:.1f} min of wall time for the {len(rows_g)} generations (recording, fits "
                f"and gates{', and the game value' if leaf else ''}) on {machine or _machine()}"]
     if cfg.target != "values":
