@@ -434,7 +434,7 @@ def test_a_run_valued_in_the_cards_dealt_names_that_teacher_in_its_card(tmp_path
     text = write_exit_card(tmp_path / "d", tmp_path / "card", games=2, pimc="pimc:1", pimc_games=0, workers=1,
                            seed=0)
     assert "| 1 | the best in the cards dealt | 1,000 |" in text and "pimcnet:1" not in text
-    assert "played out by it in the cards the game really dealt" in text
+    assert "played out by it in the cards the game really dealt (`worlds_from: dealt`, train/exit.py)) in self-play" in text
 
 
 @pytest.mark.parametrize("stages_value,words", [

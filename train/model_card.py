@@ -260,8 +260,8 @@ def write_exit_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: in
     if cfg.target == "values":
         steps += f", each fitting the search's action values and adding them ×{cfg.value_weight:g} (`target: values`)"
     lineage = f"{agent_origin(cfg.start)} → {steps} ({config}); {kept} of {len(rows_g)} generations kept"
-    how = ("the best network so far in self-play, every legal action of its decisions played out by it in the "
-           "cards the game really dealt (`worlds_from: dealt`, train/exit.py)" if cfg.worlds_from == "dealt" else
+    how = ("the best network so far, every legal action of its decisions played out by it in the cards the "
+           "game really dealt (`worlds_from: dealt`, train/exit.py)" if cfg.worlds_from == "dealt" else
            "PIMC whose rollouts and default choices are the best network so far, agents/netpimc.py")
     facts = [f"one forward pass per decision; its teacher, each generation, was {teachers} ({how}) in self-play{leaf}"]
     compute = [f"training: {wall / 60:.1f} min of wall time for the {len(rows_g)} generations (recording, fits "
