@@ -272,8 +272,8 @@ class NetSearch:
     def outcomes(self, v, legal: list[int], dealt: Game | None = None) -> np.ndarray:
         """Rollout outcomes, ``[len(legal), worlds]``: every legal action in every sampled world, or, given
         the real game ``dealt``, ``[len(legal), 1]`` in its own cards (its hidden discards and stock too)."""
-        voids = void_masks(v)
         n = 1 if dealt is not None else self.worlds
+        voids = void_masks(v) if dealt is None else None
         if self.rollouts.batched:  # (no stock game: every hidden card is in a hand)
             hands = [list(dealt.hands)] if dealt is not None else [
                 sample_world(self.rng, v, voids, self.read_bids)[0] for _ in range(n)]

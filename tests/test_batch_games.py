@@ -54,6 +54,7 @@ def rollouts(cfg, batched, n_rollouts=6, target=400):
     ["variant=auction", "rules={num_players: 5}", "hint=heuristic"], ["variant=ten_point", "hint=heuristic"],
     ["variant=auction", "rules={num_players: 4, partnerships: true}", "reward=game"],
     ["variant=auction", "reward=game", "start_scores=0.7"], ["variant=setback", "start_scores=1.0"],
+    ["variant=auction", "reward=game", "rules={max_hands: 2}"],  # games stopped unwon, counted alike
 ])
 def test_batched_games_collect_the_reference_games_rollouts(extra):
     cfg = load_config(None, [*BASE, *extra])
@@ -70,6 +71,8 @@ def test_batched_games_collect_the_reference_games_rollouts(extra):
         assert g.stats == w.stats
         credited += int((g.rewards != 0).sum())
     assert credited > 0 and sum(g.stats["games"] for g in got) > 0
+    if "max_hands" in str(extra):
+        assert sum(g.stats["truncated"] for g in got) > 0
 
 
 @pytest.mark.parametrize("batched", [True, False])

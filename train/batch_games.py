@@ -28,7 +28,8 @@ def serves(cfg) -> bool:
 
 
 class _View:
-    """What the core reads of one game besides the seam: the seat to move, the phase, the winner."""
+    """What the core reads of one game besides the seam: the seat to move, the phase, the winner, and
+    whether it stopped at max_hands unwon."""
 
     __slots__ = ("e", "i")
 
@@ -47,6 +48,10 @@ class _View:
     def winner(self):
         w = int(self.e.winner[self.i])
         return None if w < 0 else w
+
+    @property
+    def truncated(self) -> bool:
+        return bool(self.e.truncated[self.i])
 
 
 class BatchGames:

@@ -267,7 +267,7 @@ class Lockstep:
             credit(i)
             segments.extend(Segment(rows_of, True) for rows_of in traj[i].values() if rows_of)
             stats["games"] += 1
-            stats["truncated"] += int(g.winner is None)  # (over with no winner: stopped at max_hands)
+            stats["truncated"] += int(g.truncated)  # stopped at max_hands unwon
             seating = seatings[i]
             if seating.names != [MIRROR]:
                 won = float(g.winner == seating.learner_sides[0])

@@ -82,7 +82,7 @@ class SelfPlayEnv(gym.Env):
         obs = self._observe() if not over else np.zeros(self.observation_space.shape, np.float32)
         info = self._info()
         if over:
-            info["episode_stats"] = dict(self._stats, won=float(g.winner == self.side), truncated=float(g.winner is None),
+            info["episode_stats"] = dict(self._stats, won=float(g.winner == self.side), truncated=float(g.truncated),
                                          opponents=self.opponent_names)
         return obs, self.book.take(self.side), terminated, truncated, info
 

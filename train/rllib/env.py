@@ -147,7 +147,7 @@ class PitchMultiAgentEnv(MultiAgentEnv):
         mirror = float(self.seating.names == [MIRROR])
         obs = {side_agent(s): end for s in self.learner_sides}
         rewards = {side_agent(s): self._take(s) for s in self.learner_sides}
-        infos = {side_agent(s): dict(self._stats[s], won=float(g.winner == s), truncated=float(g.winner is None),
+        infos = {side_agent(s): dict(self._stats[s], won=float(g.winner == s), truncated=float(g.truncated),
                                     mirror=mirror)
                  for s in self.learner_sides}
         # over for the objective even when stopped at max_hands (lost by every side): no value to bootstrap

@@ -165,7 +165,7 @@ class Run:
             b.record("rollout/ep_rew_mean", pitch["return"] / pitch["sides"])
             b.record("pitch/bids_made_pct", 100.0 * pitch["bids"] / max(pitch["bid_turns"], 1))
             b.record("pitch/average_bid", pitch["bid_sum"] / max(pitch["bids"], 1))
-            b.record("pitch/truncated_pct", 100.0 * pitch.get("truncated", 0.0) / pitch["sides"])
+            b.record("pitch/truncated_pct", 100.0 * pitch["truncated"] / pitch["sides"])
         if pitch.get("games"):
             b.record("pitch/train_win_rate", pitch["wins"] / pitch["games"])
         learned = result.get(LEARNER_RESULTS, {}).get(LEARNER, {})
