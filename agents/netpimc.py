@@ -118,19 +118,47 @@ class NetRollouts:
         e.load_hands(rows, v.hand_number, v.dealer, v.scores, np.repeat(self._decks(v, hands), L, 0))
         for a in hand_actions(v, e.compiled):  # the same public actions in every world
             self._step(e, np.full(W * L, a, np.int64), observe=False)
-        self._step(e, np.tile(np.asarray(legal, np.int64), W))
-        ends = np.empty((W * L, 4 + self.rules.num_sides), np.int64)  # winner, truncated, dealer, hand, scores
-        live = rows
+        side = np.full(W * L, self.rules.side_of(v.seat))
+        before = np.tile(np.asarray(v.scores, np.int64), (W * L, 1))
+        return self._finish_hands(e, np.tile(np.asarray(legal, np.int64), W), side, before).reshape(W, L).T
+
+    def in_own_cards(self, src, games: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every legal action of the seat to move in each of ``src``'s games ``games`` (a BatchEngine's,
+        none over), each taken in a copy of that game, in its own cards, and the hand played out greedily
+        by the network at every seat: (the game of each copy, its action, its outcome for the side to
+        move, as ``playout`` scores it). What expert iteration's ``worlds_from: dealt`` records, for many
+        games in one batch."""
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            games = np.asarray(games, np.int64)
+            game_of, action = np.nonzero(src.mask[games])
+            game_of = games[game_of]
+            e = self._batch(len(game_of))
+            e.copy_games(src, game_of)
+            side = np.array([self.rules.side_of(s) for s in range(self.rules.num_players)])[src.I[game_of, K.CUR]]
+            return game_of, action, self._finish_hands(e, action, side, src.scores[game_of])
+        finally:
+            torch.set_num_threads(threads)
+
+    def _finish_hands(self, e, first: np.ndarray, side: np.ndarray, before: np.ndarray) -> np.ndarray:
+        """The engine's first ``len(first)`` games, each at a decision: ``first`` taken, then the hand played
+        out greedily by the network at every seat; each one's outcome for its ``side`` (the sides' scores
+        ``before``: where the hand's value is counted from)."""
+        R = len(first)
+        self._step(e, first)
+        ends = np.empty((R, 4 + self.rules.num_sides), np.int64)  # winner, truncated, dealer, hand, scores
+        live = np.arange(R)
         while True:
             ended = e.I[live, K.HAND_END] == 1
             if ended.any():
                 done = live[ended]
                 ends[done] = np.concatenate([e.I[done][:, [K.WINNER, K.TRUNC, K.DEALER, K.HAND]], e.scores[done]], 1)
-                e.I[done, K.PHASE] = OVER  # each world is played to the end of its hand only
+                e.I[done, K.PHASE] = OVER  # each game is played to the end of its hand only
                 live = live[~ended]
             if not live.size:
-                return self._hand_outcomes(ends, self.rules.side_of(v.seat), v.scores).reshape(W, L).T
-            actions = np.zeros(W * L, np.int64)
+                return self._hand_outcomes(ends, side, before)
+            actions = np.zeros(R, np.int64)
             actions[live] = self._greedy_rows(e, live)
             self._step(e, actions, live)
 
@@ -167,20 +195,26 @@ class NetRollouts:
         e.step(actions, observe)
 
     def _greedy_rows(self, e, rows: np.ndarray) -> np.ndarray:
-        hints = self._heuristic.actions(rows) if self.hint else None
+        return self.choose(e, rows, self._heuristic)[4]
+
+    def choose(self, e, rows: np.ndarray, heuristic=None):
+        """The network's greedy choice in each of BatchEngine ``e``'s games ``rows``: (its inputs, masks and
+        permutation ids as ``batch_policy_input`` gives them, the action as the network sees it, the real
+        action). ``heuristic``: a BatchHeuristic of ``e``, for a network that reads the heuristic's hint."""
+        hints = heuristic.actions(rows) if self.hint else None
         x, m, ids = batch_policy_input(e.obs[rows], e.mask[rows].astype(bool), self.canon, hints)
         a = np.where(m, self.net(x), -np.inf).argmax(1)
-        return a if ids is None else self.canon.act_src[ids, a]
+        return x, m, ids, a, (a if ids is None else self.canon.act_src[ids, a])
 
-    def _hand_outcomes(self, ends: np.ndarray, side: int, before) -> np.ndarray:
-        """What each world's hand was worth to ``side``, from the game as the hand left it (``ends``: winner
-        or -1, truncated, the next hand's dealer and number, the scores): ``hand_value``'s points or, with a
-        ``leaf``, its chance of winning (``GameValue.after_hand``)."""
+    def _hand_outcomes(self, ends: np.ndarray, side: np.ndarray, before: np.ndarray) -> np.ndarray:
+        """What each game's hand was worth to its ``side`` (the sides' scores ``before`` it), from the game as
+        the hand left it (``ends``: winner or -1, truncated, the next hand's dealer and number, the scores):
+        ``hand_value``'s points or, with a ``leaf``, its chance of winning (``GameValue.after_hand``)."""
         winner, truncated, dealer, hand, scores = ends[:, 0], ends[:, 1] == 1, ends[:, 2], ends[:, 3], ends[:, 4:]
         if self.leaf is not None:
-            return self.leaf.after_hand(winner, truncated, scores, dealer, hand, np.full(len(ends), side))
-        return np.array([scores_value(self.rules, side, s, before, None if w < 0 else w)
-                         for s, w in zip(scores.tolist(), winner.tolist())])
+            return self.leaf.after_hand(winner, truncated, scores, dealer, hand, side)
+        return np.array([scores_value(self.rules, s, now, b, None if w < 0 else w)
+                         for s, now, b, w in zip(side.tolist(), scores.tolist(), before.tolist(), winner.tolist())])
 
     def table(self, game: Game) -> LiveTable:
         t = LiveTable(self.observer)

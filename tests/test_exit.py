@@ -155,6 +155,48 @@ def test_the_dealt_world_scores_each_action_as_the_real_hand_would_have_gone(var
     assert checked >= 8
 
 
+@pytest.mark.parametrize("variant,options,policy_or_hint", BATCHED_RULES)
+def test_copies_of_batched_games_score_each_action_as_the_real_hand_would_have_gone(variant, options, policy_or_hint):
+    """``NetRollouts.in_own_cards``: each legal action taken in a copy of a batched engine's game, in its
+    own cards, is worth what the reference engine's game makes of it, played on one decision at a time
+    by the policy's own ``act`` to the end of the hand."""
+    from agents.rollout import hand_value
+    from pitch_env.batch import BatchEngine
+
+    rules = pitch_env.rules(variant, **options)
+    if policy_or_hint in ("none", "heuristic"):
+        policy = _random_policy(rules, len(options), policy_or_hint)
+    else:
+        policy, _ = load_policy(policy_or_hint, rules)
+    net = NetRollouts(policy, rules, batched=True)
+    e = BatchEngine(rules, 3)
+    seeds = [11, 12, 13]
+    e.reset(seeds)
+    rng, checked, apart = np.random.default_rng(3), 0, 0
+    for _ in range(60):
+        rows = np.array([g for g in range(3) if not e.over[g] and e.mask[g].sum() > 1 and rng.random() < 0.4])
+        if rows.size:
+            game_of, action, value = net.in_own_cards(e, rows)
+            assert sorted(set(game_of.tolist())) == sorted(rows.tolist())
+            for g, a, v in zip(game_of.tolist(), action.tolist(), value.tolist()):
+                deals = [{"deal": hands, "stock": stock} for hands, stock in e.deals(seeds[g], e.first_dealer_of(g), e.hands_of(g))]
+                real = Game(rules, seed=seeds[g], deals=deals)
+                for done in e.actions_of(g):
+                    real.apply(done)
+                side, before, hand = rules.side_of(real.current_seat), list(real.scores), real.hand_number
+                real.apply(a)
+                ended = real.phase == OVER or real.hand_number != hand  # (a thrown-in hand: all passed)
+                want = hand_value(real, side, before) if ended else one_at_a_time(policy, rules, real, side)
+                assert want == v, (g, a)
+            checked += len(rows)
+            apart += sum(np.ptp(value[game_of == g]) > 0 for g in rows)
+        acts = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in e.mask])
+        e.step(acts)
+        if e.over.any():
+            break
+    assert checked >= 15 and apart >= 5
+
+
 def test_stock_games_keep_the_reference_worlds():
     rules = pitch_env.rules("ten_point")
     policy, _ = load_policy(SHIPPED["ten_point"], rules)
@@ -242,6 +284,26 @@ def test_a_recording_in_the_dealt_cards_plays_the_networks_choices_and_values_ev
     assert (part["q"][~part["mask"]] == 0).all()
     spread = np.where(part["mask"], part["q"], np.nan)
     assert (np.nanmax(spread, 1) > np.nanmin(spread, 1)).sum() >= 20  # the cards dealt tell actions apart
+
+
+def test_a_batched_recording_in_the_dealt_cards_plays_the_networks_choices_from_every_stage_of_a_game():
+    """``record_dealt`` (the batched form of the recording above): the network's greedy choices, every
+    legal action valued and only those, the same part again from the same seed, and decisions from the
+    whole game (bids and card play) rather than only its openings."""
+    cfg = ex.ExitConfig(variant="auction", worlds=1, worlds_from="dealt", target="values")
+    rules = cfg.resolved_rules()
+    part = ex.record_dealt(cfg, SHIPPED["auction"], 300, seed=4, lanes=8)
+    policy, _ = load_policy(SHIPPED["auction"], rules)
+    z = np.where(part["mask"], policy.logits(part["x"].copy()), -np.inf).argmax(1)
+    assert len(z) == 300 and not part["overrode"].any() and (part["y"] == z).all()
+    assert (part["q"][~part["mask"]] == 0).all()
+    spread = np.where(part["mask"], part["q"], np.nan)
+    assert (np.nanmax(spread, 1) > np.nanmin(spread, 1)).sum() >= 100
+    again = ex.record_dealt(cfg, SHIPPED["auction"], 300, seed=4, lanes=8)
+    assert all(np.array_equal(part[k], again[k]) for k in part)
+    layout = ActionLayout(rules)
+    bids = part["mask"][:, layout.play_base:].sum(1) == 0
+    assert 0.05 < bids.mean() < 0.5  # bids and card play, not the openings' bids alone
 
 
 def _decisions_with_foreign_values():
@@ -402,6 +464,9 @@ def test_a_run_records_fits_gates_and_resumes(tmp_path, capsys):
         assert section in text
     assert str(tmp_path) not in text and "runs_dir" not in text  # where it ran is no part of it
     assert "`setback_base` (configs/setback.yaml) → 1 generation `pimcnet:1` (configs/exit/setback_recipe.yaml)" in text
+    recipe = text.split("## Recipe", 1)[1].split("\n## ", 1)[0]  # the start's own recipe first, then this run's
+    assert recipe.index("pitch train --config configs/setback.yaml") < recipe.index("pitch exit --config")
+    assert "its start's training, as its card gives it: " in text
     load_policy(tmp_path / "card", pitch_env.rules("setback"))
 
 

@@ -237,9 +237,95 @@ def record_part(cfg: ExitConfig, policy_path: str, n: int, seed: int, leaf_path:
             "q": np.stack(qs)}
 
 
+LANES = 64  # games one dealt recording steps together (``record_dealt``)
+
+
+def record_dealt(cfg: ExitConfig, policy_path: str, n: int, seed: int, leaf_path: str | None = None,
+                 lanes: int = LANES) -> dict[str, np.ndarray]:
+    """``record_part`` for ``worlds_from: dealt`` in a game without the stock exchange, on the batched
+    engine: ``lanes`` self-play games of the network step together, and at every step each game at a
+    searched decision (a bid, trump or card with a choice) has every legal action played out in its own
+    cards in one batch of copies (``NetRollouts.in_own_cards``), where ``record_part`` plays one decision
+    at a time. The games are first played on without recording, until half of them have ended once, then
+    each a random number of moves up to that many, so that the decisions a part keeps come from all
+    stages of a game, as a long run of one game's decisions would, rather than from the games' openings
+    (and no part waits on the longest of its games)."""
+    from agents.batch_heuristic import BatchHeuristic
+    from agents.netpimc import SEARCHED, NetRollouts
+    from pitch_env.batch import BatchEngine
+    from pitch_env.batch import kernels as K
+    from pitch_env.engine import OVER
+    from pitch_policy.game_value import load_game_value
+
+    import torch
+
+    torch.set_num_threads(1)  # one per recording worker: two threads each on two cores ran it several times slower
+    rules = cfg.resolved_rules()
+    policy, _ = load_policy(policy_path, rules)
+    rng = random.Random(seed)
+    leaf = load_game_value(leaf_path, rules) if leaf_path else None
+    net = NetRollouts(policy, rules, leaf, batched=True)
+    e = BatchEngine(rules, lanes)
+    heuristic = BatchHeuristic(e) if net.hint else None
+    canon = net.canon
+    every = np.arange(lanes)
+    e.reset([rng.getrandbits(62) for _ in every])
+
+    def step(rows: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        """Each game ``rows`` takes its ``actions`` (the others wait, marked over for the step); those that
+        end are dealt anew; returns them."""
+        full = np.zeros(lanes, np.int64)
+        full[rows] = actions
+        wait = np.setdiff1d(every, rows)
+        phases = e.I[wait, K.PHASE].copy()
+        e.I[wait, K.PHASE] = OVER
+        e.step(full)
+        e.I[wait, K.PHASE] = phases
+        over = np.flatnonzero(e.over)
+        if over.size:
+            e.reset([rng.getrandbits(62) for _ in over], over)
+        return over
+
+    # -- played on unrecorded, all games together, until half of them have ended once (``m`` moves: about
+    # a game's length), then each a random number of moves up to ``m``
+    ended, m = np.zeros(lanes, bool), 0
+    while ended.sum() < lanes / 2:
+        ended[step(every, net.choose(e, every, heuristic)[4])] = True
+        m += 1
+    skip = np.array([rng.randrange(m) for _ in every])
+    while (skip > 0).any():
+        rows = np.flatnonzero(skip > 0)
+        step(rows, net.choose(e, rows, heuristic)[4])
+        skip[rows] -= 1
+
+    # -- recorded
+    xs, ms, ys, qs, kept = [], [], [], [], 0
+    size = net.A
+    while kept < n:
+        x, m, ids, a, real = net.choose(e, every, heuristic)
+        phase = e.I[:, K.PHASE]
+        searched = np.flatnonzero(np.isin(phase, SEARCHED) & (e.mask.sum(1) > 1))[: n - kept]
+        if searched.size:
+            game_of, action, value = net.in_own_cards(e, searched)
+            q = np.zeros((lanes, size), np.float32)
+            shown = action if ids is None else canon.act_dst[ids[game_of], action]
+            q[game_of, shown] = value
+            xs.append(x[searched])
+            ms.append(m[searched])
+            ys.append(a[searched])
+            qs.append(q[searched])
+            kept += searched.size
+        step(every, real)
+    return {"x": np.concatenate(xs).astype(np.float32), "mask": np.concatenate(ms).astype(bool),
+            "y": np.concatenate(ys).astype(np.int64), "overrode": np.zeros(n, bool), "q": np.concatenate(qs)}
+
+
 def _record_task(args) -> tuple[int, dict]:
     cfg_dict, policy_path, n, seed, index, leaf_path = args
-    return index, record_part(ExitConfig(**cfg_dict), policy_path, n, seed, leaf_path)
+    cfg = ExitConfig(**cfg_dict)
+    if cfg.worlds_from == "dealt" and not cfg.resolved_rules().uses_stock:
+        return index, record_dealt(cfg, policy_path, n, seed, leaf_path)
+    return index, record_part(cfg, policy_path, n, seed, leaf_path)
 
 
 # ---------------------------------------------------------------------- the game value (leaf: game)

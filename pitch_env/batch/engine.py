@@ -64,6 +64,19 @@ class BatchEngine:
         load_hands(games, int(hand), int(dealer), np.asarray(scores, np.int64), decks, self.I, self.M, self.T, self.U,
                    self.obs, self.mask)
 
+    def copy_games(self, src: "BatchEngine", games) -> None:
+        """This engine's first ``len(games)`` games become copies of ``src``'s games ``games`` (same rules),
+        each where that game stands, its cards included. Their logs start empty."""
+        games = np.asarray(games, np.int64)
+        if src.compiled is not self.compiled and src.rules != self.rules:
+            raise ValueError("copy_games needs an engine of the same rules")
+        k = len(games)
+        self.I[:k] = src.I[games]
+        self.M[:k] = src.M[games]
+        self.obs[:k] = src.obs[games]
+        self.mask[:k] = src.mask[games]
+        self.I[:k, LOGLEN] = 0
+
     def set_scores(self, game: int, scores) -> None:
         """Game ``game``, before its first action, with the sides at ``scores`` (a training curriculum's start)."""
         if self.I[game, LOGLEN] or self.I[game, PHASE] == OVER:
