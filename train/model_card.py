@@ -266,6 +266,11 @@ def write_exit_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: in
     facts = [f"one forward pass per decision; its teacher, each generation, was {teachers} ({how}) in self-play{leaf}"]
     compute = [f"training: {wall / 60:.1f} min of wall time for the {len(rows_g)} generations (recording, fits "
                f"and gates{', and the game value' if leaf else ''}) on {machine or _machine()}"]
+    recipe = [f"pitch exit --config {config}"]
+    start = _card_folder(f"checkpoint:{cfg.start}")
+    if start is not None:  # the start's own recipe and cost first, as its card gives them
+        recipe = card_recipe(start) + recipe
+        compute.append(f"its start's training, as its card gives it: {card_training(start)}")
     if cfg.target != "values":
         fitted, after = (f"fits the best network to them and to the generation before's in its stage (`replay: "
                          f"{cfg.replay}`)"), ""
@@ -287,7 +292,7 @@ Each generation records `decisions` searched decisions, {fitted}, and plays the 
     shown = {k: v for k, v in saved.items() if k not in ("run_name", "runs_dir")}
     text = render_card(dest.name, cfg.variant, rules, card,
                        f"an expert-iteration `{cfg.variant}` agent, grown from `{agent_origin(cfg.start).split('`')[1]}`",
-                       lineage, [f"pitch exit --config {config}"], compute, facts, rows, games, pimc, pimc_games,
+                       lineage, recipe, compute, facts, rows, games, pimc, pimc_games,
                        seed, eval_s, extra, ("json", json.dumps(shown, indent=1)))
     atomic_write(dest / "README.md", lambda tmp: Path(tmp).write_text(text))
     return text
