@@ -24,6 +24,7 @@ teacher of expert iteration (train/exit.py).
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -44,6 +45,18 @@ from .rollout import hand_value, rollout_action, scores_value
 from .worlds import sample_world, void_masks
 
 SEARCHED = (BID, DECLARE, PLAY)
+
+
+@contextmanager
+def one_thread():
+    """Torch at one thread meanwhile (the caller's count given back after): for the rollouts' small
+    batches one thread was faster than two even alone."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
 
 
 class NetRollouts:
@@ -78,15 +91,10 @@ class NetRollouts:
 
     def playout(self, games: list[Game], sides: list[int]) -> list[float]:
         """Play every game to the end of its hand, the network at every seat, greedily; each one's
-        outcome for its side (``hand_value``, or with a ``leaf`` its chance of winning the game). Torch
-        runs at one thread meanwhile (the caller's count is given back): for these small batches one
-        thread was faster than two even alone."""
-        threads = torch.get_num_threads()
-        torch.set_num_threads(1)
-        try:
+        outcome for its side (``hand_value``, or with a ``leaf`` its chance of winning the game), torch
+        at one thread (``one_thread``)."""
+        with one_thread():
             return self._playout(games, sides)
-        finally:
-            torch.set_num_threads(threads)
 
     def _playout(self, games: list[Game], sides: list[int]) -> list[float]:
         before = [list(g.scores) for g in games]
@@ -104,12 +112,8 @@ class NetRollouts:
         and the hand played out by the network at every seat, greedily, as ``playout`` would score the
         same games, on the batched engine (pitch_env/batch): each world is dealt its seats' cards of this
         hand, the hand's public actions so far are replayed, and all worlds and actions step together."""
-        threads = torch.get_num_threads()
-        torch.set_num_threads(1)
-        try:
+        with one_thread():
             return self._worlds(v, hands, legal)
-        finally:
-            torch.set_num_threads(threads)
 
     def _worlds(self, v, hands: list[list[int]], legal: list[int]) -> np.ndarray:
         W, L = len(hands), len(legal)
@@ -128,18 +132,14 @@ class NetRollouts:
         by the network at every seat: (the game of each copy, its action, its outcome for the side to
         move, as ``playout`` scores it). What expert iteration's ``worlds_from: dealt`` records, for many
         games in one batch."""
-        threads = torch.get_num_threads()
-        torch.set_num_threads(1)
-        try:
-            games = np.asarray(games, np.int64)
-            game_of, action = np.nonzero(src.mask[games])
-            game_of = games[game_of]
-            e = self._batch(len(game_of))
-            e.copy_games(src, game_of)
-            side = np.array([self.rules.side_of(s) for s in range(self.rules.num_players)])[src.I[game_of, K.CUR]]
+        games = np.asarray(games, np.int64)
+        game_of, action = np.nonzero(src.mask[games])
+        game_of = games[game_of]
+        e = self._batch(len(game_of))
+        e.copy_games(src, game_of)
+        side = src.compiled.side_of[src.I[game_of, K.CUR]]
+        with one_thread():
             return game_of, action, self._finish_hands(e, action, side, src.scores[game_of])
-        finally:
-            torch.set_num_threads(threads)
 
     def _finish_hands(self, e, first: np.ndarray, side: np.ndarray, before: np.ndarray) -> np.ndarray:
         """The engine's first ``len(first)`` games, each at a decision: ``first`` taken, then the hand played

@@ -254,7 +254,6 @@ def record_dealt(cfg: ExitConfig, policy_path: str, n: int, seed: int, leaf_path
     from agents.netpimc import SEARCHED, NetRollouts
     from pitch_env.batch import BatchEngine
     from pitch_env.batch import kernels as K
-    from pitch_env.engine import OVER
     from pitch_policy.game_value import load_game_value
 
     import torch
@@ -267,32 +266,28 @@ def record_dealt(cfg: ExitConfig, policy_path: str, n: int, seed: int, leaf_path
     net = NetRollouts(policy, rules, leaf, batched=True)
     e = BatchEngine(rules, lanes)
     heuristic = BatchHeuristic(e) if net.hint else None
-    canon = net.canon
     every = np.arange(lanes)
     e.reset([rng.getrandbits(62) for _ in every])
 
     def step(rows: np.ndarray, actions: np.ndarray) -> np.ndarray:
-        """Each game ``rows`` takes its ``actions`` (the others wait, marked over for the step); those that
-        end are dealt anew; returns them."""
-        full = np.zeros(lanes, np.int64)
-        full[rows] = actions
-        wait = np.setdiff1d(every, rows)
-        phases = e.I[wait, K.PHASE].copy()
-        e.I[wait, K.PHASE] = OVER
-        e.step(full)
-        e.I[wait, K.PHASE] = phases
+        """Each game ``rows`` takes its ``actions`` (the others wait); those that end are dealt anew: returns them."""
+        if len(rows) == lanes:
+            e.step(actions)
+        else:
+            for g, act in zip(rows.tolist(), actions.tolist()):
+                e.step_game(g, act)
         over = np.flatnonzero(e.over)
         if over.size:
             e.reset([rng.getrandbits(62) for _ in over], over)
         return over
 
-    # -- played on unrecorded, all games together, until half of them have ended once (``m`` moves: about
-    # a game's length), then each a random number of moves up to ``m``
-    ended, m = np.zeros(lanes, bool), 0
+    # -- played on unrecorded, all games together, until half of them have ended once (``moves``: about a
+    # game's length), then each a random number of moves up to that
+    ended, moves = np.zeros(lanes, bool), 0
     while ended.sum() < lanes / 2:
         ended[step(every, net.choose(e, every, heuristic)[4])] = True
-        m += 1
-    skip = np.array([rng.randrange(m) for _ in every])
+        moves += 1
+    skip = np.array([rng.randrange(moves) for _ in every])
     while (skip > 0).any():
         rows = np.flatnonzero(skip > 0)
         step(rows, net.choose(e, rows, heuristic)[4])
@@ -300,15 +295,14 @@ def record_dealt(cfg: ExitConfig, policy_path: str, n: int, seed: int, leaf_path
 
     # -- recorded
     xs, ms, ys, qs, kept = [], [], [], [], 0
-    size = net.A
     while kept < n:
         x, m, ids, a, real = net.choose(e, every, heuristic)
         phase = e.I[:, K.PHASE]
         searched = np.flatnonzero(np.isin(phase, SEARCHED) & (e.mask.sum(1) > 1))[: n - kept]
         if searched.size:
             game_of, action, value = net.in_own_cards(e, searched)
-            q = np.zeros((lanes, size), np.float32)
-            shown = action if ids is None else canon.act_dst[ids[game_of], action]
+            q = np.zeros((lanes, net.A), np.float32)
+            shown = action if ids is None else net.canon.act_dst[ids[game_of], action]
             q[game_of, shown] = value
             xs.append(x[searched])
             ms.append(m[searched])
