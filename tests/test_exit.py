@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -371,6 +372,29 @@ def test_value_targets_fit_the_search_values_and_add_them_to_the_network():
     assert (choice(faint) == choice(policy)).all()
 
 
+def test_fold_fits_the_fused_candidate_back_into_the_best_size():
+    """fold: true: the candidate has the policy's shape, layout and hint, plays as the fused network (the
+    policy plus value_weight times the fitted values) on most rows where the two differ from the policy,
+    and the agreement it reports is measured against that fused network on the held-out rows."""
+    from pitch_policy.fuse import fuse
+
+    policy, card, part, q, choice = _decisions_with_foreign_values()
+    mask, x = part["mask"], part["x"]
+    cfg = ex.ExitConfig(target="values", value_weight=100.0, epochs=40, learning_rate=1e-3, batch_size=32,
+                        torch_threads=1)
+    values, wide, _ = ex.fit_values(policy, card, x, mask, part["y"], q, cfg, seed=0)
+    values_f, folded, stats = ex.fit_values(policy, card, x, mask, part["y"], q, replace(cfg, fold=True), seed=0)
+    assert np.allclose(values.logits(x), values_f.logits(x))  # the same fit of the values, then the fold
+    assert wide.shape[1] == 2 * policy.shape[1] and folded.shape == policy.shape
+    assert folded.hint == policy.hint and folded.transform is policy.transform
+    moved = (choice(wide) != choice(policy)) & (mask.sum(1) > 1)
+    assert moved.sum() >= 20  # the values change many of the policy's choices: the fold must carry them
+    assert (choice(folded) == choice(wide))[moved].mean() > 0.7 > (choice(policy) == choice(wide))[moved].mean()
+    hold, _ = ex._split(len(part["y"]), np.random.default_rng(0))
+    assert stats["fold_agreement"] == pytest.approx(float((choice(folded) == choice(wide))[hold].mean()))
+    assert stats["held_out_accuracy"] == pytest.approx(float((choice(folded) == part["y"])[hold].mean()))
+
+
 def test_switch_z_is_the_teachers_margin():
     """A stricter teacher (switch_z) leaves the network's choice less often on the same deals."""
     lenient = ex.record_part(ex.ExitConfig(worlds=4, switch_z=0.0), SHIPPED["setback"], 120, seed=5)
@@ -428,7 +452,7 @@ def test_a_fit_moves_the_network_toward_the_search():
     ({"target": "value"}, "'target'"), ({"value_weight": 0}, "'value_weight'"), ({"value_weight": "8"}, "'value_weight'"),
     ({"worlds_from": "dealt", "worlds": 1}, "set target: values"), ({"worlds_from": "dealt", "target": "values"}, "set worlds: 1"),
     ({"worlds_from": "dealt", "target": "values", "worlds": 1, "stages": [{"generations": 1, "worlds": 4}]}, "set worlds: 1"),
-    ({"worlds_from": "real"}, "'worlds_from'"),
+    ({"worlds_from": "real"}, "'worlds_from'"), ({"fold": True}, "set target: values"), ({"fold": "yes"}, "'fold'"),
 ])
 def test_bad_configs_are_refused_in_one_line(values, words):
     with pytest.raises(ConfigError) as e:

@@ -16,7 +16,9 @@ One generation:
    best's and its output from zero, regresses what the search measured each legal action worth
    above their mean, and the candidate is the two fused (pitch_policy/fuse.py) with weights 1 and
    ``value_weight``: the best's logits plus ``value_weight`` times the fitted action values. The
-   candidate's hidden layers are twice as wide as the best's.
+   candidate's hidden layers are twice as wide as the best's; with ``fold: true`` that fused network
+   is fitted back into one of the best's size (started from the best, cross-entropy to the fused
+   network's policy on the same decisions), so the width and the thinking time stay the same.
 3. **gate**: the candidate plays the best on ``gate_games`` duplicate deals (the tournament tool,
    agents/tournament.py); it becomes the best only if it wins more than ``gate_min`` of them.
 
@@ -85,6 +87,7 @@ class ExitConfig(GameKeys):
     target: Literal["search", "soft", "values"] = "search"  # search: the search's action; soft: the network's policy reweighted by exp(value / temperature); values: the best plus value_weight × a fit of the search's action values
     temperature: float = ranged(1.0, 1e-3, 1e3)  # with target soft: outcome (points; with leaf game, chance of winning) that multiplies an action's odds by e
     value_weight: float = ranged(8.0, 1e-3, 1e3)  # with target values: logits the candidate adds per point (with leaf game, per unit of the chance of winning) the fit says an action is worth above the legal actions' mean
+    fold: bool = False  # with target values: the fused candidate fitted back into a network of the best's size (false: the candidate is the fused network, twice as wide each generation)
     gate_games: int = ranged(1000, 2, 10**6)  # duplicate-deal games, candidate vs best
     gate_min: float = ranged(0.5, 0.0, 1.0)  # the candidate's win rate must exceed this to become the best
     workers: int = ranged(2, 1, 64)  # recording and gate processes
@@ -150,6 +153,9 @@ def make_exit_config(values: dict, source: str) -> ExitConfig:
         raise ConfigError(f"key 'runs_dir' in {source} is empty: name a folder, e.g. runs")
     if not cfg.start:
         raise ConfigError(f"key 'start' in {source} is empty; name the generation-0 policy, e.g. checkpoints/setback_base")
+    if cfg.fold and cfg.target != "values":
+        raise ConfigError(f"key 'fold' in {source} is true, which fits the fused candidate of target: values back into "
+                          f"the best's size: set target: values, or fold: false")
     if cfg.worlds_from == "dealt":
         if cfg.target != "values":
             raise ConfigError(f"key 'worlds_from' in {source} is 'dealt', which plays the network's own choices and "
@@ -427,7 +433,7 @@ def fit(policy: PolicyMLP, x: np.ndarray, mask: np.ndarray, y: np.ndarray, q: np
     net = _torch_net(policy)
 
     def logits(xb, mb):
-        return net(xb).masked_fill(~mb, -1e9)
+        return _masked(net(xb), mb)
 
     X, M, Y = torch.from_numpy(x), torch.from_numpy(mask), torch.from_numpy(y)
     target = Y  # cross_entropy takes a class per row or a distribution per row
@@ -436,8 +442,7 @@ def fit(policy: PolicyMLP, x: np.ndarray, mask: np.ndarray, y: np.ndarray, q: np
             target = torch.softmax(torch.log_softmax(logits(X, M), 1) + torch.from_numpy(q) / cfg.temperature, 1)
 
     before = _agreement(policy, x, mask, y, hold)
-    loss = _train(net, train, rng, cfg,
-                  lambda idx: torch.nn.functional.cross_entropy(logits(X[idx], M[idx]), target[idx]))
+    loss = _cross_entropy_fit(net, X, M, target, train, rng, cfg)
     fitted = _policy_of(net, policy)
     stats = {"held_out_accuracy_before": before, "held_out_accuracy": _agreement(fitted, x, mask, y, hold),
              "train_accuracy": _agreement(fitted, x, mask, y, train), "loss": loss}
@@ -475,19 +480,56 @@ def fit_values(policy: PolicyMLP, card: dict, x: np.ndarray, mask: np.ndarray, y
                   / legal[idx].sum().clamp(min=1))
     values = _policy_of(net, policy)
     cand, _ = fuse([(policy, card, "the best"), (values, card, "its action values")], [1.0, cfg.value_weight])
-    stats = {"held_out_accuracy_before": before, "held_out_accuracy": _agreement(cand, x, mask, y, hold),
-             "train_accuracy": _agreement(cand, x, mask, y, train), "loss": loss}
+    stats = {"held_out_accuracy_before": before, "loss": loss}
+    if cfg.fold:
+        fused = cand
+        cand = fold(policy, fused, x, mask, train, cfg, rng)
+        stats["fold_agreement"] = _agreement(cand, x, mask, _greedy(fused, x, mask, hold), hold)
+    stats.update(held_out_accuracy=_agreement(cand, x, mask, y, hold), train_accuracy=_agreement(cand, x, mask, y, train))
     return values, cand, stats
+
+
+def fold(policy: PolicyMLP, fused: PolicyMLP, x: np.ndarray, mask: np.ndarray, train: np.ndarray,
+         cfg: ExitConfig, rng) -> PolicyMLP:
+    """``fused`` fitted into a network of ``policy``'s shape (``fold: true``): started from ``policy``,
+    cross-entropy to ``fused``'s policy over the legal actions of the rows ``train``, the same epochs,
+    batches and learning rate as the fit of the values."""
+    import torch
+
+    net = _torch_net(policy)
+    X, M = torch.from_numpy(x), torch.from_numpy(mask)
+    target = torch.cat([torch.softmax(_masked(torch.from_numpy(fused.logits(x[i:i + 8192])), M[i:i + 8192]), 1)
+                        for i in range(0, len(x), 8192)])  # in blocks, as _greedy
+    _cross_entropy_fit(net, X, M, target, train, rng, cfg)
+    return _policy_of(net, policy)
+
+
+def _masked(z, mask):
+    """Logits ``z`` with the illegal actions (``mask`` false) at -1e9: probability zero after a softmax."""
+    return z.masked_fill(~mask, -1e9)
+
+
+def _cross_entropy_fit(net, X, M, target, train: np.ndarray, rng, cfg: ExitConfig) -> float:
+    """``net`` fitted to ``target`` (a class or a distribution per row) by cross-entropy over the legal
+    actions of the rows ``train``; the last pass's mean loss."""
+    import torch
+
+    return _train(net, train, rng, cfg,
+                  lambda idx: torch.nn.functional.cross_entropy(_masked(net(X[idx]), M[idx]), target[idx]))
+
+
+def _greedy(policy: PolicyMLP, x: np.ndarray, mask: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``policy``'s most likely legal action at each of ``rows`` (an array as long as ``x``; other rows 0)."""
+    out = np.zeros(len(x), dtype=np.int64)
+    for start in range(0, len(rows), 8192):  # a wide hidden layer over 200,000 rows at once would not fit in memory
+        idx = rows[start:start + 8192]
+        out[idx] = np.where(mask[idx], policy.logits(x[idx]), -np.inf).argmax(1)
+    return out
 
 
 def _agreement(policy: PolicyMLP, x: np.ndarray, mask: np.ndarray, y: np.ndarray, rows: np.ndarray) -> float:
     """The share of ``rows`` whose most likely legal action under ``policy`` is the search's, ``y``."""
-    same = 0
-    for start in range(0, len(rows), 8192):  # a wide hidden layer over 200,000 rows at once would not fit in memory
-        idx = rows[start:start + 8192]
-        z = np.where(mask[idx], policy.logits(x[idx]), -np.inf)
-        same += int((z.argmax(1) == y[idx]).sum())
-    return same / max(1, len(rows))
+    return float((_greedy(policy, x, mask, rows)[rows] == y[rows]).sum()) / max(1, len(rows))
 
 
 def _train(net, train: np.ndarray, rng, cfg: ExitConfig, loss_of) -> float:
@@ -590,8 +632,8 @@ ROW_KEYS = {"generation": (int, 1, 1000), "worlds": (int, 1, 1000), "fitted": (i
             "held_out_accuracy": _SHARE, "train_accuracy": _SHARE, "loss": (float, 0.0, 1e9),
             "gate_games": (int, 2, 10**6), "gate_win_rate": _SHARE, "gate_low": _SHARE, "gate_high": _SHARE,
             "kept": (bool, None, None), "record_s": _SECONDS, "fit_s": _SECONDS, "gate_s": _SECONDS,
-            "wall_s": _SECONDS}
-OPTIONAL = ("worlds", "train_accuracy", "loss", "record_s", "fit_s", "gate_s")
+            "wall_s": _SECONDS, "fold_agreement": _SHARE}
+OPTIONAL = ("worlds", "train_accuracy", "loss", "record_s", "fit_s", "gate_s", "fold_agreement")
 BEST_KEYS = {"generation": (int, 0, 1000), "sha256": (str, None, None), "bytes": (int, 1, MAX_POLICY_FILE)}
 SHA256 = re.compile(r"[0-9a-f]{64}")
 
@@ -842,7 +884,9 @@ def run_exit(cfg: ExitConfig, run_dir: Path, show: bool = True, stop=None, resum
                                           training_steps=steps, exit={"generation": k, "config": asdict(cfg)}))
         say(f"generation {k}: fitted {stats['fitted']:,} decisions (search overrode the network in "
             f"{100 * stats['overrode']:.1f}%); "
-            f"held-out accuracy {100 * stats['held_out_accuracy_before']:.1f}% -> {100 * stats['held_out_accuracy']:.1f}%")
+            f"held-out accuracy {100 * stats['held_out_accuracy_before']:.1f}% -> {100 * stats['held_out_accuracy']:.1f}%"
+            + (f"; folded into the best's size, agreeing with the fused network in {100 * stats['fold_agreement']:.1f}%"
+               if "fold_agreement" in stats else ""))
         if stop is not None and stop:  # the candidate is saved; a resumed run fits it again (same seed)
             raise KeyboardInterrupt
         # -- gate

@@ -279,7 +279,8 @@ def write_exit_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: in
                   "the decisions of this generation" + (f" and the {cfg.replay - 1} before it in its stage"
                                                          if cfg.replay > 1 else "") + "), its hidden layers "
                   f"started from the best's, and adds {cfg.value_weight:g} times its values to the best's logits "
-                  "(one fused network, twice as wide)")
+                  + ("(one fused network, twice as wide, then fitted back into a network of the best's size on the "
+                     "same decisions: `fold: true`)" if cfg.fold else "(one fused network, twice as wide)"))
         after = (" The held-out accuracy is how often the best, then the candidate, picks the action the search "
                  "chose.")
     extra = f"""## Generations
