@@ -521,13 +521,21 @@ def test_a_run_valued_in_the_cards_dealt_names_that_teacher_in_its_card(tmp_path
     assert main(["exit", "--set", f"runs_dir={tmp_path}", "run_name=d", "variant=auction",
                  "start=checkpoints/auction_base", "generations=1", "decisions=1000", "worlds=1",
                  "worlds_from=dealt", "gate_games=4", "workers=1", "torch_threads=1", "epochs=1", "target=values",
-                 "value_weight=2"]) == 0
+                 "value_weight=2", "fold=true"]) == 0
     rows = ex.Run(tmp_path / "d").rows
     assert rows[0]["overrode"] == 0.0 and rows[0]["decisions"] == 1000  # the network's own choices, played on
+    assert 0.0 <= rows[0]["fold_agreement"] <= 1.0
+    rules = pitch_env.rules("auction")
+    cand, _ = load_policy(tmp_path / "d" / "gen_1" / "policy.safetensors", rules)
+    assert cand.shape == load_policy("checkpoints/auction_base", rules)[0].shape  # folded: the start's size
     text = write_exit_card(tmp_path / "d", tmp_path / "card", games=2, pimc="pimc:1", pimc_games=0, workers=1,
                            seed=0)
-    assert "| 1 | the best in the cards dealt | 1,000 |" in text and "pimcnet:1" not in text
+    assert "| 1 | the best in the cards dealt | 1,000 | 1,000 | " in text and "pimcnet:1" not in text
     assert "played out by it in the cards the game really dealt (`worlds_from: dealt`, train/exit.py)) in self-play" in text
+    # no search in these generations: the card neither counts overrides nor speaks of the search's choice
+    assert "search overrode" not in text and "the action the search chose" not in text
+    assert "folded network picks the fused one's action" in text and "`fold: true`" in text
+    assert f"| {100 * rows[0]['fold_agreement']:.1f}% | " in text
 
 
 @pytest.mark.parametrize("stages_value,words", [

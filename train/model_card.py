@@ -231,16 +231,25 @@ def write_exit_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: in
     card, rows, eval_s = _ship(run / "best.safetensors", dest, rules, games, [previous] if previous else [], pimc,
                                pimc_games, workers, seed)
     config = config or f"configs/exit/{cfg.variant}_recipe.yaml"
-    gen_table = ["| generation | teacher | decisions recorded | fitted | search overrode the net | held-out accuracy "
-                 "before → after | candidate vs best (games) | 95% Wilson | kept | wall time |",
-                 "|---|---|---|---|---|---|---|---|---|---|"]
+    dealt = cfg.worlds_from == "dealt"  # no search: its "action" is the best's own choice, never overridden
+    folded = any("fold_agreement" in r for r in rows_g)
+    head = (["generation", "teacher", "decisions recorded", "fitted"]
+            + ([] if dealt else ["search overrode the net"])
+            + ["held-out: the candidate keeps the best's choice" if dealt else "held-out accuracy before → after"]
+            + (["held-out: the folded network picks the fused one's action"] if folded else [])
+            + ["candidate vs best (games)", "95% Wilson", "kept", "wall time"])
+    gen_table = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows_g:
         worlds = r.get("worlds", cfg.worlds)  # rows of runs from before stages do not say; they had one stage
-        gen_table.append(f"| {r['generation']} | {teacher_name(cfg, worlds)} | {r['decisions']:,} | {r['fitted']:,} | "
-                         f"{100 * r['overrode']:.1f}% | "
-                         f"{100 * r['held_out_accuracy_before']:.1f}% → {100 * r['held_out_accuracy']:.1f}% | "
-                         f"{100 * r['gate_win_rate']:.1f}% ({r['gate_games']}) | {100 * r['gate_low']:.1f}–"
-                         f"{100 * r['gate_high']:.1f}% | {'yes' if r['kept'] else 'no'} | {r['wall_s'] / 60:.1f} min |")
+        cells = ([str(r["generation"]), teacher_name(cfg, worlds), f"{r['decisions']:,}", f"{r['fitted']:,}"]
+                 + ([] if dealt else [f"{100 * r['overrode']:.1f}%"])
+                 + [f"{100 * r['held_out_accuracy']:.1f}%" if dealt else
+                    f"{100 * r['held_out_accuracy_before']:.1f}% → {100 * r['held_out_accuracy']:.1f}%"]
+                 + ([f"{100 * r['fold_agreement']:.1f}%" if "fold_agreement" in r else ""] if folded else [])
+                 + [f"{100 * r['gate_win_rate']:.1f}% ({r['gate_games']})",
+                    f"{100 * r['gate_low']:.1f}–{100 * r['gate_high']:.1f}%", "yes" if r["kept"] else "no",
+                    f"{r['wall_s'] / 60:.1f} min"])
+        gen_table.append("| " + " | ".join(cells) + " |")
     wall = sum(r["wall_s"] for r in rows_g)
     leaf = ""
     if cfg.leaf == "game":
@@ -258,7 +267,8 @@ def write_exit_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: in
     steps = " + ".join(f"{s.last - s.first + 1} generation{'s' if s.last > s.first else ''} "
                        f"`{teacher_name(cfg, s.worlds)}`" for s in stages(cfg))
     if cfg.target == "values":
-        steps += f", each fitting the search's action values and adding them ×{cfg.value_weight:g} (`target: values`)"
+        whose = "its own action values in the cards dealt" if cfg.worlds_from == "dealt" else "the search's action values"
+        steps += (f", each fitting {whose} and adding them ×{cfg.value_weight:g} (`target: values`{', `fold: true`' if cfg.fold else ''})")
     lineage = f"{agent_origin(cfg.start)} → {steps} ({config}); {kept} of {len(rows_g)} generations kept"
     how = ("the best network so far, every legal action of its decisions played out by it in the cards the "
            "game really dealt (`worlds_from: dealt`, train/exit.py)" if cfg.worlds_from == "dealt" else
@@ -275,17 +285,22 @@ def write_exit_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: in
         fitted, after = (f"fits the best network to them and to the generation before's in its stage (`replay: "
                          f"{cfg.replay}`)"), ""
     else:
-        fitted = (f"fits a network to what the search measured each legal action worth (`replay: {cfg.replay}`: "
+        worth = "what each legal action made" if dealt else "what the search measured each legal action worth"
+        fitted = (f"fits a network to {worth} (`replay: {cfg.replay}`: "
                   "the decisions of this generation" + (f" and the {cfg.replay - 1} before it in its stage"
                                                          if cfg.replay > 1 else "") + "), its hidden layers "
                   f"started from the best's, and adds {cfg.value_weight:g} times its values to the best's logits "
                   + ("(one fused network, twice as wide, then fitted back into a network of the best's size on the "
                      "same decisions: `fold: true`)" if cfg.fold else "(one fused network, twice as wide)"))
-        after = (" The held-out accuracy is how often the best, then the candidate, picks the action the search "
-                 "chose.")
+        after = (" The held-out columns are measured on the 5% of the decisions held out of the fits: how often "
+                 "the candidate picks the action the best chose and played on" if dealt else
+                 " The held-out accuracy is how often the best, then the candidate, picks the action the search "
+                 "chose") + (", and how often the folded network picks the fused network's." if folded else ".")
+    recorded = ("decisions of the best's self-play, every legal action of each played out by the best in the cards "
+                "the game really dealt" if dealt else "searched decisions")
     extra = f"""## Generations
 
-Each generation records `decisions` searched decisions, {fitted}, and plays the candidate against the best on
+Each generation records `decisions` {recorded}, {fitted}, and plays the candidate against the best on
 {cfg.gate_games} duplicate deals; it becomes the best only above {100 * cfg.gate_min:.0f}%.{after}
 
 {chr(10).join(gen_table)}
