@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import torch
@@ -57,6 +58,17 @@ def one_thread():
         yield
     finally:
         torch.set_num_threads(threads)
+
+
+class Choice(NamedTuple):
+    """The network's greedy choices in a batch of games (NetRollouts.choose): its inputs, masks and
+    permutation ids as ``batch_policy_input`` gives them, the actions as the network sees them
+    (``seen``) and the real actions."""
+    x: np.ndarray
+    mask: np.ndarray
+    ids: np.ndarray | None
+    seen: np.ndarray
+    action: np.ndarray
 
 
 class NetRollouts:
@@ -195,16 +207,15 @@ class NetRollouts:
         e.step(actions, observe)
 
     def _greedy_rows(self, e, rows: np.ndarray) -> np.ndarray:
-        return self.choose(e, rows, self._heuristic)[4]
+        return self.choose(e, rows, self._heuristic).action
 
-    def choose(self, e, rows: np.ndarray, heuristic=None):
-        """The network's greedy choice in each of BatchEngine ``e``'s games ``rows``: (its inputs, masks and
-        permutation ids as ``batch_policy_input`` gives them, the action as the network sees it, the real
-        action). ``heuristic``: a BatchHeuristic of ``e``, for a network that reads the heuristic's hint."""
+    def choose(self, e, rows: np.ndarray, heuristic=None) -> Choice:
+        """The network's greedy choice in each of BatchEngine ``e``'s games ``rows``, with what it read.
+        ``heuristic``: a BatchHeuristic of ``e``, for a network that reads the heuristic's hint."""
         hints = heuristic.actions(rows) if self.hint else None
         x, m, ids = batch_policy_input(e.obs[rows], e.mask[rows].astype(bool), self.canon, hints)
         a = np.where(m, self.net(x), -np.inf).argmax(1)
-        return x, m, ids, a, (a if ids is None else self.canon.act_src[ids, a])
+        return Choice(x, m, ids, a, a if ids is None else self.canon.act_src[ids, a])
 
     def _hand_outcomes(self, ends: np.ndarray, side: np.ndarray, before: np.ndarray) -> np.ndarray:
         """What each game's hand was worth to its ``side`` (the sides' scores ``before`` it), from the game as

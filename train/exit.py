@@ -291,12 +291,12 @@ def record_dealt(cfg: ExitConfig, policy_path: str, n: int, seed: int, leaf_path
     # game's length), then each a random number of moves up to that
     ended, moves = np.zeros(lanes, bool), 0
     while ended.sum() < lanes / 2:
-        ended[step(every, net.choose(e, every, heuristic)[4])] = True
+        ended[step(every, net.choose(e, every, heuristic).action)] = True
         moves += 1
     skip = np.array([rng.randrange(moves) for _ in every])
     while (skip > 0).any():
         rows = np.flatnonzero(skip > 0)
-        step(rows, net.choose(e, rows, heuristic)[4])
+        step(rows, net.choose(e, rows, heuristic).action)
         skip[rows] -= 1
 
     # -- recorded
