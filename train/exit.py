@@ -454,9 +454,11 @@ def fit_values(policy: PolicyMLP, card: dict, x: np.ndarray, mask: np.ndarray, y
     """The action-value network of ``target: values``: ``policy``'s hidden layers as its start, its output
     layer zero, fitted by squared error over the legal actions to ``q`` less the legal actions' mean
     (5% held out). Adam, the learning rate decaying linearly to zero. Returns (the fit, the candidate:
-    ``policy`` and the fit fused with weights 1 and ``value_weight`` (pitch_policy/fuse.py), statistics).
+    ``policy`` and the fit fused with weights 1 and ``value_weight`` (pitch_policy/fuse.py), with
+    ``fold`` that fused network fitted back into ``policy``'s size (``fold``), statistics).
     The statistics are the agreement with the search's actions ``y`` of ``policy`` alone (before) and of
-    the candidate (after), and the last epoch's mean squared error (``loss``)."""
+    the candidate (after), the last epoch's mean squared error (``loss``) and, with ``fold``, how often
+    the folded network picks the fused one's action on the held-out rows (``fold_agreement``)."""
     import torch
 
     from pitch_policy.fuse import fuse
