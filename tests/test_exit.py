@@ -514,7 +514,9 @@ def test_a_values_run_writes_the_fused_candidate_and_its_card(tmp_path):
     assert "`target: values`" in text and "adds 2 times its values" in text and "the action the search chose" in text
 
 
-def test_a_run_valued_in_the_cards_dealt_names_that_teacher_in_its_card(tmp_path):
+def test_a_run_valued_in_the_cards_dealt_names_that_teacher_in_its_card(tmp_path, capsys):
+    import json
+
     from pitch_cli import main
     from train.model_card import write_exit_card
 
@@ -536,6 +538,14 @@ def test_a_run_valued_in_the_cards_dealt_names_that_teacher_in_its_card(tmp_path
     assert "search overrode" not in text and "the action the search chose" not in text
     assert "folded network picks the fused one's action" in text and "`fold: true`" in text
     assert f"| {100 * rows[0]['fold_agreement']:.1f}% | " in text
+    # a folded run's row without its fold's agreement is not this run's: refused in one line
+    state = json.loads((tmp_path / "d" / "generations.json").read_text())
+    del state["generations"][0]["fold_agreement"]
+    (tmp_path / "d" / "generations.json").write_text(json.dumps(state))
+    capsys.readouterr()
+    assert main(["exit", "--resume", str(tmp_path / "d")]) == 2
+    err = capsys.readouterr().err
+    assert "'fold_agreement'" in err and err.count("\n") == 1
 
 
 @pytest.mark.parametrize("stages_value,words", [

@@ -307,13 +307,13 @@ def record_dealt(cfg: ExitConfig, policy_path: str, n: int, seed: int, leaf_path
         searched = np.flatnonzero(np.isin(phase, SEARCHED) & (e.mask.sum(1) > 1))[: n - kept]
         if searched.size:
             game_of, action, value = net.in_own_cards(e, searched)
-            q = np.zeros((lanes, net.A), np.float32)
+            q = np.zeros((searched.size, net.A), np.float32)  # row j: game searched[j] (sorted, so searchsorted finds it)
             shown = action if ids is None else net.canon.act_dst[ids[game_of], action]
-            q[game_of, shown] = value
+            q[np.searchsorted(searched, game_of), shown] = value
             xs.append(x[searched])
             ms.append(m[searched])
             ys.append(a[searched])
-            qs.append(q[searched])
+            qs.append(q)
             kept += searched.size
         step(every, real)
     return {"x": np.concatenate(xs).astype(np.float32), "mask": np.concatenate(ms).astype(bool),
@@ -431,15 +431,11 @@ def fit(policy: PolicyMLP, x: np.ndarray, mask: np.ndarray, y: np.ndarray, q: np
     rng = np.random.default_rng(seed)
     hold, train = _split(len(y), rng)
     net = _torch_net(policy)
-
-    def logits(xb, mb):
-        return _masked(net(xb), mb)
-
     X, M, Y = torch.from_numpy(x), torch.from_numpy(mask), torch.from_numpy(y)
     target = Y  # cross_entropy takes a class per row or a distribution per row
     if cfg.target == "soft":
         with torch.no_grad():  # illegal actions keep the masked logits' zero probability
-            target = torch.softmax(torch.log_softmax(logits(X, M), 1) + torch.from_numpy(q) / cfg.temperature, 1)
+            target = torch.softmax(torch.log_softmax(_masked(net(X), M), 1) + torch.from_numpy(q) / cfg.temperature, 1)
 
     before = _agreement(policy, x, mask, y, hold)
     loss = _cross_entropy_fit(net, X, M, target, train, rng, cfg)
@@ -740,6 +736,7 @@ class Run:
             wrong = [key for key, ok in (("decisions", r["decisions"] == _wanted(cfg, k) * PART),
                                          ("fitted", r["fitted"] == fitted),
                                          ("kept", r["kept"] == (r["gate_win_rate"] > cfg.gate_min)),
+                                         ("fold_agreement", ("fold_agreement" in r) == cfg.fold),
                                          ("worlds", r.get("worlds", stage_of(cfg, k).worlds) == stage_of(cfg, k).worlds))
                      if not ok]
             if wrong:
@@ -884,11 +881,14 @@ def run_exit(cfg: ExitConfig, run_dir: Path, show: bool = True, stop=None, resum
         cand_path = gdir / WEIGHTS_FILE
         save_policy(cand_path, cand, dict(card, network={"shape": cand.shape, "activation": cand.activation},
                                           training_steps=steps, exit={"generation": k, "config": asdict(cfg)}))
-        say(f"generation {k}: fitted {stats['fitted']:,} decisions (search overrode the network in "
-            f"{100 * stats['overrode']:.1f}%); "
-            f"held-out accuracy {100 * stats['held_out_accuracy_before']:.1f}% -> {100 * stats['held_out_accuracy']:.1f}%"
-            + (f"; folded into the best's size, agreeing with the fused network in {100 * stats['fold_agreement']:.1f}%"
-               if "fold_agreement" in stats else ""))
+        if cfg.worlds_from == "dealt":  # no search: the recorded action is the best's own
+            said = f"the candidate keeps the best's choice in {100 * stats['held_out_accuracy']:.1f}% (held out)"
+        else:
+            said = (f"search overrode the network in {100 * stats['overrode']:.1f}%; held-out accuracy "
+                    f"{100 * stats['held_out_accuracy_before']:.1f}% -> {100 * stats['held_out_accuracy']:.1f}%")
+        if cfg.fold:
+            said += f"; folded into the best's size, agreeing with the fused network in {100 * stats['fold_agreement']:.1f}%"
+        say(f"generation {k}: fitted {stats['fitted']:,} decisions ({said})")
         if stop is not None and stop:  # the candidate is saved; a resumed run fits it again (same seed)
             raise KeyboardInterrupt
         # -- gate

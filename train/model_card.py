@@ -227,16 +227,17 @@ def write_exit_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: in
     saved = read_run_json(run / "config.json", "config")
     cfg = make_exit_config(saved, str(run / "config.json"))
     rules = cfg.resolved_rules()
-    rows_g = Run(run).rows
+    state = Run(run)
+    state.check(cfg)  # each row what this config writes (a folded run's rows carry their fold's agreement)
+    rows_g = state.rows
     card, rows, eval_s = _ship(run / "best.safetensors", dest, rules, games, [previous] if previous else [], pimc,
                                pimc_games, workers, seed)
     config = config or f"configs/exit/{cfg.variant}_recipe.yaml"
     dealt = cfg.worlds_from == "dealt"  # no search: its "action" is the best's own choice, never overridden
-    folded = any("fold_agreement" in r for r in rows_g)
     head = (["generation", "teacher", "decisions recorded", "fitted"]
             + ([] if dealt else ["search overrode the net"])
             + ["held-out: the candidate keeps the best's choice" if dealt else "held-out accuracy before → after"]
-            + (["held-out: the folded network picks the fused one's action"] if folded else [])
+            + (["held-out: the folded network picks the fused one's action"] if cfg.fold else [])
             + ["candidate vs best (games)", "95% Wilson", "kept", "wall time"])
     gen_table = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows_g:
@@ -245,7 +246,7 @@ def write_exit_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: in
                  + ([] if dealt else [f"{100 * r['overrode']:.1f}%"])
                  + [f"{100 * r['held_out_accuracy']:.1f}%" if dealt else
                     f"{100 * r['held_out_accuracy_before']:.1f}% → {100 * r['held_out_accuracy']:.1f}%"]
-                 + ([f"{100 * r['fold_agreement']:.1f}%" if "fold_agreement" in r else ""] if folded else [])
+                 + ([f"{100 * r['fold_agreement']:.1f}%"] if cfg.fold else [])  # Run.check: every row has it
                  + [f"{100 * r['gate_win_rate']:.1f}% ({r['gate_games']})",
                     f"{100 * r['gate_low']:.1f}–{100 * r['gate_high']:.1f}%", "yes" if r["kept"] else "no",
                     f"{r['wall_s'] / 60:.1f} min"])
@@ -267,11 +268,11 @@ def write_exit_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: in
     steps = " + ".join(f"{s.last - s.first + 1} generation{'s' if s.last > s.first else ''} "
                        f"`{teacher_name(cfg, s.worlds)}`" for s in stages(cfg))
     if cfg.target == "values":
-        whose = "its own action values in the cards dealt" if cfg.worlds_from == "dealt" else "the search's action values"
+        whose = "its own action values in the cards dealt" if dealt else "the search's action values"
         steps += (f", each fitting {whose} and adding them ×{cfg.value_weight:g} (`target: values`{', `fold: true`' if cfg.fold else ''})")
     lineage = f"{agent_origin(cfg.start)} → {steps} ({config}); {kept} of {len(rows_g)} generations kept"
     how = ("the best network so far, every legal action of its decisions played out by it in the cards the "
-           "game really dealt (`worlds_from: dealt`, train/exit.py)" if cfg.worlds_from == "dealt" else
+           "game really dealt (`worlds_from: dealt`, train/exit.py)" if dealt else
            "PIMC whose rollouts and default choices are the best network so far, agents/netpimc.py")
     facts = [f"one forward pass per decision; its teacher, each generation, was {teachers} ({how}) in self-play{leaf}"]
     compute = [f"training: {wall / 60:.1f} min of wall time for the {len(rows_g)} generations (recording, fits "
@@ -295,7 +296,7 @@ def write_exit_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: in
         after = (" The held-out columns are measured on the 5% of the decisions held out of the fits: how often "
                  "the candidate picks the action the best chose and played on" if dealt else
                  " The held-out accuracy is how often the best, then the candidate, picks the action the search "
-                 "chose") + (", and how often the folded network picks the fused network's." if folded else ".")
+                 "chose") + (", and how often the folded network picks the fused network's." if cfg.fold else ".")
     recorded = ("decisions of the best's self-play, every legal action of each played out by the best in the cards "
                 "the game really dealt" if dealt else "searched decisions")
     extra = f"""## Generations
