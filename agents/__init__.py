@@ -20,12 +20,36 @@ SPEC_FORMS = ("random", "heuristic", "pimc:N", "pimc:N:B", "pimcnet:N:PATH", "ch
 # pimc:N:B caps: a game at pimc:1000 already takes minutes; far larger numbers only look like a hang.
 MAX_WORLDS = 1000
 
-__all__ = ["Agent", "RandomAgent", "make", "SPEC_FORMS", "spec_error"]
+__all__ = ["Agent", "RandomAgent", "make", "SPEC_FORMS", "spec_error", "spec_files"]
 
 
 def spec_error(spec) -> ValueError:
     return ValueError(f"unknown agent spec {spec!r}: use one of {', '.join(SPEC_FORMS)} "
                       "(e.g. 'pimc:20', 'checkpoint:setback')")
+
+
+def spec_files(spec) -> list:
+    """The policy files the agent ``spec`` plays from (``checkpoint:PATH``, ``pimcnet:N:PATH``, either half of
+    ``split:``), so that a saved result can say which weights played; [] for the others, and for a PATH
+    that names no policy (``make`` refuses that one by name)."""
+    if not isinstance(spec, str):
+        return []
+    kind, _, arg = spec.strip().partition(":")
+    kind = kind.lower()
+    if kind == "split":
+        bids, _, play = arg.partition("+")
+        return spec_files(bids) + spec_files(play)
+    path = arg if kind == "checkpoint" else arg.partition(":")[2] if kind == "pimcnet" else ""
+    if not path:
+        return []
+    from pitch_policy import CheckpointError
+
+    from .checkpoint import resolve_policy_path
+
+    try:
+        return [resolve_policy_path(path)]
+    except (CheckpointError, OSError, ValueError):
+        return []
 
 
 def make(spec: str, env, seed: int | None = None) -> Agent:

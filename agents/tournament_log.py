@@ -55,6 +55,10 @@ class ResultsLog:
                                  "or choose another file")
             lines = self.path.read_bytes().split(b"\n")
             first = _parse(lines[0], path, 1)
+            if first != self.header and isinstance(first, dict) and {**first, "weights": 0} == {**self.header, "weights": 0}:
+                raise ValueError(f"--results {path} was played by other weights under the same agent names (a policy "
+                                 "file changed since), or does not say which weights played: delete the file to play "
+                                 "them again, or choose another file")
             if first != self.header:
                 raise ValueError(f"--results {path} was written by another tournament (different variant, rules, "
                                  "agents or seed): rerun with those, or choose another file")

@@ -228,6 +228,21 @@ def test_a_results_file_is_never_overwritten_or_mixed_with_another_tournament(tm
         run_tournament("setback", ["heuristic", "random"], games=2, seed=1, max_hands=2, results=path, resume=True)
 
 
+def test_a_results_file_played_by_other_weights_under_the_same_name_is_not_resumed(tmp_path):
+    """A checkpoint replaced under the same path (a shipped agent retrained) makes the saved games
+    another tournament's: resuming them would report the old weights' wins as the new ones'."""
+    import shutil
+
+    path, policy = tmp_path / "results.jsonl", tmp_path / "agent.safetensors"
+    shutil.copyfile("checkpoints/setback/policy.safetensors", policy)
+    args = dict(games=2, seed=1, results=path)
+    run_tournament("setback", [f"checkpoint:{policy}", "heuristic"], **args)
+    run_tournament("setback", [f"checkpoint:{policy}", "heuristic"], resume=True, **args)  # the same weights
+    shutil.copyfile("checkpoints/setback_base/policy.safetensors", policy)
+    with pytest.raises(ValueError, match="other weights under the same agent names"):
+        run_tournament("setback", [f"checkpoint:{policy}", "heuristic"], resume=True, **args)
+
+
 @pytest.mark.parametrize("how, workers", [("SIGINT", 1), ("SIGTERM", 2)])  # Ctrl-C, or a plain kill
 def test_ctrl_c_reports_the_games_so_far_and_the_rerun_finishes_them(tmp_path, how, workers):
     import os
