@@ -453,6 +453,11 @@ def test_a_fit_moves_the_network_toward_the_search():
     ({"worlds_from": "dealt", "worlds": 1}, "set target: values"), ({"worlds_from": "dealt", "target": "values"}, "set worlds: 1"),
     ({"worlds_from": "dealt", "target": "values", "worlds": 1, "stages": [{"generations": 1, "worlds": 4}]}, "set worlds: 1"),
     ({"worlds_from": "real"}, "'worlds_from'"), ({"fold": True}, "set target: values"), ({"fold": "yes"}, "'fold'"),
+    ({"worlds_from": "dealt", "target": "values", "worlds": 1, "read_bids": False}, "'read_bids'"),
+    ({"worlds_from": "dealt", "target": "values", "worlds": 1, "switch_z": 3.0}, "'switch_z'"),
+    ({"start_train": "nowhere.yaml"}, "'start_train'"), ({"start_train": "configs"}, "'start_train'"),
+    ({"start_train": "configs/auction_scratch.yaml"}, "other rules"),
+    ({"start_train": "configs/auction_scratch.yaml", "variant": "auction", "start": "checkpoints/auction_base"}, "keep one"),
 ])
 def test_bad_configs_are_refused_in_one_line(values, words):
     with pytest.raises(ConfigError) as e:
@@ -612,7 +617,8 @@ def test_a_staged_run_does_in_one_command_what_one_run_per_stage_does(tmp_path):
                          ids=lambda p: p.stem)
 def test_every_shipped_exit_config_is_valid(path):
     cfg = ex.load_exit_config(path)
-    assert path.stem.startswith(cfg.variant) and cfg.start.startswith("checkpoints/")
+    assert path.stem.startswith(cfg.variant)
+    assert cfg.start.startswith("checkpoints/") or (cfg.start_train.startswith("configs/") and not cfg.start)
 
 
 def test_the_cards_thinking_time_ratio_reads_as_one_percentage_either_way():
@@ -912,3 +918,68 @@ def test_a_search_told_not_to_read_the_bids_samples_its_worlds_from_play_alone(m
                 g.apply(rng.choice(g.legal_actions()))
             assert searched >= 10
         assert bool(calls) == read_bids
+
+
+TINY_PPO = """variant: auction
+trainer: fast
+critic: oracle
+num_envs: 16
+workers: 0
+torch_threads: 1
+total_steps: 30000
+reward: game
+hidden: [32, 32]
+n_steps: 64
+batch_size: 512
+n_epochs: 1
+snapshot_every: 8192
+checkpoint_every: 4096
+eval_every: 0
+"""
+
+
+def test_a_run_trains_its_start_first_in_one_command_and_resumes_after_a_stop(tmp_path):
+    """``start_train``: generation 0 is the PPO run of a `pitch train` config, trained in RUN/start/ by the
+    same command; Ctrl-C while it trains stops with the one resume command, which finishes both; the
+    card counts both in its compute and gives one command as the recipe."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from train.model_card import write_exit_card
+
+    root = Path(__file__).resolve().parent.parent
+    (tmp_path / "ppo.yaml").write_text(TINY_PPO)
+    (tmp_path / "exit.yaml").write_text(
+        f"variant: auction\nstart_train: {tmp_path / 'ppo.yaml'}\ngenerations: 1\ndecisions: 1000\nworlds: 1\n"
+        f"worlds_from: dealt\ntarget: values\nvalue_weight: 2\nfold: true\nepochs: 1\ngate_games: 4\nworkers: 1\n"
+        f"torch_threads: 1\nruns_dir: {tmp_path}\nrun_name: r\n")
+    run = tmp_path / "r"
+    proc = subprocess.Popen([sys.executable, "-m", "pitch_cli", "exit", "--config", str(tmp_path / "exit.yaml")],
+                            cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not (run / "start" / "checkpoint").exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGINT)  # while generation 0 trains
+    err = proc.communicate(timeout=120)[1]
+    assert proc.returncode == 130, err
+    assert f"continue with: pitch exit --resume {run}" in err and "Traceback" not in err
+    assert not (run / "generations.json").exists()  # no generation began on a start half trained
+    done = subprocess.run([sys.executable, "-m", "pitch_cli", "exit", "--resume", str(run)], cwd=root,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    rules = pitch_env.rules("auction")
+    start, card = load_policy(run / "start" / "checkpoint", rules)
+    assert card["training_steps"] >= 30000
+    gen0 = ex.read_run_json(run / "generations.json", "best")
+    assert gen0["generation"] in (0, 1) and len(ex.Run(run).rows) == 1
+    text = write_exit_card(run, tmp_path / "card", games=2, pimc="pimc:1", pimc_games=0, workers=1, seed=0,
+                           config="configs/exit/x.yaml")
+    assert "an expert-iteration `auction` agent, learned from nothing" in text
+    assert f"nothing: {card['training_steps']:,} steps of PPO on the batched self-play core" in text
+    recipe = text.split("## Recipe", 1)[1].split("\n## ", 1)[0]
+    assert [line for line in recipe.splitlines() if line.startswith("pitch ")] == ["pitch exit --config configs/exit/x.yaml"]
+    assert "min of wall time in all on" in text and "min for generation 0 (`pitch train --config" in text
+    shown = text.split("## Resolved config", 1)[1]
+    assert '"start_train"' in shown and '"start"' not in shown and '"read_bids"' not in shown

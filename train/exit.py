@@ -62,6 +62,7 @@ from .config import check_run_name, new_run_dir, plain_name
 from .typed_config import ConfigError, GameKeys, build, check_range, load, parse_override, range_of, ranged, short
 from .runfiles import (Array, ResumeError, check_fields, kind_of, read_json, read_npz, regular_file, remove_debris,
                        sha256_of)
+from .stop import Interrupted
 
 PART = 1000  # decisions one recording task returns (a stop loses at most this much per worker)
 VALUE_CHUNK = 1000  # self-play games one task of the game value's plays (leaf: game)
@@ -72,6 +73,7 @@ MAX_VALUE = 1000.0  # a recorded action value (a hand's outcome in points) beyon
 class ExitConfig(GameKeys):
     # ----- the game: variant and rules (GameKeys, train/typed_config.py)
     start: str = "checkpoints/setback_base"  # the policy of generation 0 (a checkpoint directory or file)
+    start_train: str = ""  # instead of start: a `pitch train` config (configs/*.yaml) whose run, trained in RUN/start/ first, is generation 0
     generations: int = ranged(3, 1, 1000)  # generations to run (each: record, fit, gate); with stages, their sum by default
     decisions: int = ranged(40_000, PART, 10**8)  # searched decisions recorded per generation
     worlds: int = ranged(8, 1, 1000)  # worlds per searched decision of the teacher (pimcnet:worlds:best)
@@ -100,6 +102,7 @@ class ExitConfig(GameKeys):
 
 FIELDS = {f.name: f for f in fields(ExitConfig)}
 STAGE_KEYS = ("generations", "worlds", "decisions", "seed")  # what a stage may set
+DRAWING_KEYS = ("read_bids", "switch_z")  # how a searching teacher draws and weighs its worlds: not with worlds_from: dealt
 
 
 @dataclass(frozen=True)
@@ -146,13 +149,19 @@ def make_exit_config(values: dict, source: str) -> ExitConfig:
         _check_stages(stages_value, source)
         if "generations" not in values:
             values = {**values, "generations": sum(e["generations"] for e in stages_value)}
+    if isinstance(values, dict) and values.get("start_train"):
+        if values.get("start"):
+            raise ConfigError(f"keys 'start' and 'start_train' in {source} both name generation 0: keep one (start: a "
+                              f"trained policy; start_train: a pitch train config trained first)")
+        values = {**values, "start": ""}
     cfg = build(ExitConfig, values, source)
     if cfg.run_name:
         check_run_name(cfg.run_name, f"key 'run_name' in {source}")
     if not cfg.runs_dir.strip():
         raise ConfigError(f"key 'runs_dir' in {source} is empty: name a folder, e.g. runs")
-    if not cfg.start:
-        raise ConfigError(f"key 'start' in {source} is empty; name the generation-0 policy, e.g. checkpoints/setback_base")
+    if not cfg.start and not cfg.start_train:
+        raise ConfigError(f"key 'start' in {source} is empty; name the generation-0 policy, e.g. checkpoints/setback_base "
+                          f"(or a pitch train config to train it from, as start_train)")
     if cfg.fold and cfg.target != "values":
         raise ConfigError(f"key 'fold' in {source} is true, which fits the fused candidate of target: values back into "
                           f"the best's size: set target: values, or fold: false")
@@ -163,12 +172,59 @@ def make_exit_config(values: dict, source: str) -> ExitConfig:
         if cfg.worlds != 1 or any(e.get("worlds", 1) != 1 for e in cfg.stages):
             raise ConfigError(f"key 'worlds_from' in {source} is 'dealt', one world (the cards dealt): set worlds: 1 "
                               f"(and no other in stages)")
+        for key in DRAWING_KEYS:
+            if getattr(cfg, key) != FIELDS[key].default:
+                raise ConfigError(f"key {key!r} in {source} steers how worlds are drawn, and worlds_from: dealt draws "
+                                  f"none (the cards dealt are the one world): remove it")
     rules = cfg.resolved_rules()
+    if cfg.start_train:
+        start_train_config(cfg, source)
+        return cfg
     try:
         load_policy(cfg.start, rules)
     except (CheckpointError, FileNotFoundError, OSError) as e:
         raise ConfigError(f"key 'start' in {source}: {str(e).splitlines()[0]}") from None
     return cfg
+
+
+START_RUN = "start"  # the folder of a run with start_train where generation 0 is trained
+
+
+def start_train_config(cfg: ExitConfig, source: str):
+    """The `pitch train` config ``cfg.start_train`` names, refused in one line unless it trains a policy
+    for exactly this run's rules."""
+    from .config import load_config
+
+    where = f"key 'start_train' in {source}"
+    try:
+        tcfg = load_config(cfg.start_train)
+    except ConfigError as e:
+        raise ConfigError(f"{where}: {str(e).splitlines()[0]}") from None
+    except OSError as e:
+        raise ConfigError(f"{where}: cannot read {cfg.start_train!r} ({e.strerror or e}); name a pitch train config, "
+                          f"e.g. configs/auction_scratch.yaml") from None
+    if tcfg.resolved_rules() != cfg.resolved_rules():
+        raise ConfigError(f"{where}: {cfg.start_train!r} trains {tcfg.variant} under other rules than this run's "
+                          f"({cfg.variant}); name a config of the same game and rules")
+    return tcfg
+
+
+def train_start(cfg: ExitConfig, run_dir: Path, show: bool) -> None:
+    """Generation 0 of a run with ``start_train``: that config's `pitch train` run in RUN/start/, started or
+    resumed from its last checkpoint, trained to its end."""
+    from .run import train
+
+    where = run_dir / START_RUN
+    if kind_of(where / "config.yaml") is not None:
+        train(resume=where, show_progress=show)
+    else:
+        train(config_path=cfg.start_train, overrides=[f"runs_dir={run_dir}", f"run_name={START_RUN}"],
+              show_progress=show)
+
+
+def start_policy(cfg: ExitConfig, run_dir: Path) -> str:
+    """What generation 0 is: ``start``, or the policy the ``start_train`` run trained."""
+    return cfg.start or str(Path(run_dir) / START_RUN / "checkpoint" / WEIGHTS_FILE)
 
 
 def _check_stages(entries: list, source: str) -> None:
@@ -780,7 +836,7 @@ def open_run(cfg: ExitConfig, run_dir: Path) -> tuple[Run, list[int]]:
     legacy = run.started and run.best_record is None
     if legacy:  # written by an older version: record what it trusted
         run.record_best(best_k, kept if best_k and kind_of(kept) == "file" else run.best)
-    source = cfg.start
+    source = start_policy(cfg, run_dir)
     if run.started:
         source = run.best if run.holds_best(run.best) else kept if best_k and run.holds_best(kept) else None
         if source is None:
@@ -805,7 +861,7 @@ def open_run(cfg: ExitConfig, run_dir: Path) -> tuple[Run, list[int]]:
     for g in range(1, k + 1):
         remove_debris(run.gen_dir(g))
     if not run.started:  # a new run (or one killed before its state was first written)
-        save_policy(run.best, policy, dict(card, exit={"generation": 0, "start": cfg.start}))
+        save_policy(run.best, policy, dict(card, exit={"generation": 0, "start": cfg.start or cfg.start_train}))
         run.record_best(0, run.best)
         run.save()
     elif legacy:
@@ -826,15 +882,17 @@ def run_exit(cfg: ExitConfig, run_dir: Path, show: bool = True, stop=None, resum
     --set) as the run's config once the run is checked, so a refused resume leaves the run as it was."""
     from agents.tournament import run_tournament
 
-
-    rules = cfg.resolved_rules()
-    run, todo = open_run(cfg, run_dir)
-    if resumed:
-        write_run_json(run.path / "config.json", config=asdict(cfg))
-
     def say(text: str) -> None:
         if show:
             print(text, flush=True)
+
+    rules = cfg.resolved_rules()
+    if cfg.start_train and not Run(run_dir).started:
+        say(f"generation 0: pitch train --config {cfg.start_train}, in {run_dir / START_RUN}")
+        train_start(cfg, run_dir, show)
+    run, todo = open_run(cfg, run_dir)
+    if resumed:
+        write_run_json(run.path / "config.json", config=asdict(cfg))
 
     first = len(run.rows) + 1
     leaf = game_value_for(cfg, run, say, stop) if first <= cfg.generations else None
@@ -985,10 +1043,10 @@ def cmd_exit(args) -> int:
         with StopFlag() as stop:
             try:
                 run = run_exit(cfg, run_dir, stop=stop, resumed=bool(args.resume))
-            except KeyboardInterrupt:
+            except (KeyboardInterrupt, Interrupted):  # Interrupted: stopped while training generation 0
                 print(f"\nstopped; continue with: pitch exit --resume {run_dir}", file=sys.stderr)
                 return 130
-    except (ConfigError, CheckpointError, FileExistsError) as e:
+    except (ConfigError, CheckpointError, FileExistsError, FileNotFoundError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     print(f"run directory: {run.path}\nbest policy: {run.best} (agent spec checkpoint:{run.best})")

@@ -221,7 +221,7 @@ def write_exit_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: in
                     config: str = "", previous: str = "", note: str = "", machine: str = "") -> str:
     """The card of an expert-iteration run (train/exit.py): the best policy, its strength, and what
     each generation measured. ``previous``: the agent it grew from, for a head-to-head row."""
-    from .exit import Run, make_exit_config, read_run_json, stages, teacher_name
+    from .exit import DRAWING_KEYS, START_RUN, Run, make_exit_config, read_run_json, stages, teacher_name
 
     run, dest = Path(run), Path(dest)
     saved = read_run_json(run / "config.json", "config")
@@ -270,15 +270,29 @@ def write_exit_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: in
     if cfg.target == "values":
         whose = "its own action values in the cards dealt" if dealt else "the search's action values"
         steps += (f", each fitting {whose} and adding them ×{cfg.value_weight:g} (`target: values`{', `fold: true`' if cfg.fold else ''})")
-    lineage = f"{agent_origin(cfg.start)} → {steps} ({config}); {kept} of {len(rows_g)} generations kept"
+    if cfg.start_train:  # generation 0 trained by the same command, in RUN/start/
+        tcfg = load_config(run / START_RUN / "config.yaml")
+        start_s = json.loads((run / START_RUN / "checkpoint" / "state.json").read_text()).get("wall_time", 0.0)
+        start_steps = load_policy(run / START_RUN / "checkpoint" / WEIGHTS_FILE, rules)[1]["training_steps"]
+        from_nothing = _recipe(tcfg).startswith("learned from nothing")
+        origin = (f"{'nothing' if from_nothing else _recipe(tcfg)}: {start_steps:,} steps of {_trainer(tcfg)} "
+                  f"self-play ({cfg.start_train})")
+        title = "learned from nothing" if from_nothing else f"grown from a run of `{cfg.start_train}`"
+    else:
+        origin, start_s = agent_origin(cfg.start), 0.0
+        title = f"grown from `{origin.split('`')[1]}`"
+    lineage = f"{origin} → {steps} ({config}); {kept} of {len(rows_g)} generations kept"
     how = ("the best network so far, every legal action of its decisions played out by it in the cards the "
            "game really dealt (`worlds_from: dealt`, train/exit.py)" if dealt else
            "PIMC whose rollouts and default choices are the best network so far, agents/netpimc.py")
     facts = [f"one forward pass per decision; its teacher, each generation, was {teachers} ({how}) in self-play{leaf}"]
-    compute = [f"training: {wall / 60:.1f} min of wall time for the {len(rows_g)} generations (recording, fits "
-               f"and gates{', and the game value' if leaf else ''}) on {machine or _machine()}"]
+    what = f"the {len(rows_g)} generations (recording, fits and gates{', and the game value' if leaf else ''})"
+    compute = [f"training: {(start_s + wall) / 60:.1f} min of wall time in all on {machine or _machine()}: "
+               f"{start_s / 60:.1f} min for generation 0 (`pitch train --config {cfg.start_train}`, its evaluations "
+               f"included), {wall / 60:.1f} min for {what}" if cfg.start_train else
+               f"training: {wall / 60:.1f} min of wall time for {what} on {machine or _machine()}"]
     recipe = [f"pitch exit --config {config}"]
-    start = _card_folder(f"checkpoint:{cfg.start}")
+    start = _card_folder(f"checkpoint:{cfg.start}") if cfg.start else None
     if start is not None:  # the start's own recipe and cost first, as its card gives them
         recipe = card_recipe(start) + recipe
         compute.append(f"its start's training, as its card gives it: {card_training(start)}")
@@ -306,9 +320,9 @@ Each generation records `decisions` {recorded}, {fitted}, and plays the candidat
 
 {chr(10).join(gen_table)}
 {chr(10) + note + chr(10) if note else ""}"""
-    shown = {k: v for k, v in saved.items() if k not in ("run_name", "runs_dir")}
-    text = render_card(dest.name, cfg.variant, rules, card,
-                       f"an expert-iteration `{cfg.variant}` agent, grown from `{agent_origin(cfg.start).split('`')[1]}`",
+    hidden = ("run_name", "runs_dir") + (DRAWING_KEYS if dealt else ()) + (("start",) if cfg.start_train else ())
+    shown = {k: v for k, v in saved.items() if k not in hidden}
+    text = render_card(dest.name, cfg.variant, rules, card, f"an expert-iteration `{cfg.variant}` agent, {title}",
                        lineage, recipe, compute, facts, rows, games, pimc, pimc_games,
                        seed, eval_s, extra, ("json", json.dumps(shown, indent=1)))
     atomic_write(dest / "README.md", lambda tmp: Path(tmp).write_text(text))
