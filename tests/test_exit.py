@@ -456,7 +456,7 @@ def test_a_fit_moves_the_network_toward_the_search():
     ({"worlds_from": "dealt", "target": "values", "worlds": 1, "read_bids": False}, "'read_bids'"),
     ({"worlds_from": "dealt", "target": "values", "worlds": 1, "switch_z": 3.0}, "'switch_z'"),
     ({"start_train": "nowhere.yaml"}, "'start_train'"), ({"start_train": "configs"}, "'start_train'"),
-    ({"start_train": "configs/auction_scratch.yaml"}, "other rules"),
+    ({"start_train": "configs/auction_scratch.yaml"}, "other rules"), ({"start_train": 3}, "'start_train'"),
     ({"start_train": "configs/auction_scratch.yaml", "variant": "auction", "start": "checkpoints/auction_base"}, "keep one"),
 ])
 def test_bad_configs_are_refused_in_one_line(values, words):
@@ -936,6 +936,11 @@ snapshot_every: 8192
 checkpoint_every: 4096
 eval_every: 0
 """
+
+
+def test_an_empty_start_train_leaves_the_start_to_start():
+    cfg = ex.load_exit_config("configs/exit/auction_scratch_values.yaml", ["start_train=", "start=checkpoints/auction_scratch"])
+    assert cfg.start == "checkpoints/auction_scratch" and cfg.start_train == ""
 
 
 def test_a_run_trains_its_start_first_in_one_command_and_resumes_after_a_stop(tmp_path):

@@ -149,6 +149,8 @@ def make_exit_config(values: dict, source: str) -> ExitConfig:
         _check_stages(stages_value, source)
         if "generations" not in values:
             values = {**values, "generations": sum(e["generations"] for e in stages_value)}
+    if isinstance(values, dict) and "start_train" in values and values["start_train"] is None:
+        values = {**values, "start_train": ""}  # `--set start_train=` clears it, for a start: PATH instead
     if isinstance(values, dict) and values.get("start_train"):
         if values.get("start"):
             raise ConfigError(f"keys 'start' and 'start_train' in {source} both name generation 0: keep one (start: a "
