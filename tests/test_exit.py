@@ -988,3 +988,23 @@ def test_a_run_trains_its_start_first_in_one_command_and_resumes_after_a_stop(tm
     assert "min of wall time in all on" in text and "min for generation 0 (`pitch train --config" in text
     shown = text.split("## Resolved config", 1)[1]
     assert '"start_train"' in shown and '"start"' not in shown and '"read_bids"' not in shown
+
+
+@pytest.mark.parametrize("craft", ["start is a file", "checkpoint without its config"])
+def test_a_crafted_start_folder_is_refused_in_one_line_before_any_training(tmp_path, capsys, craft):
+    from dataclasses import asdict
+
+    from pitch_cli import main
+
+    run = tmp_path / "r"
+    run.mkdir()
+    cfg = ex.load_exit_config("configs/exit/auction_scratch_values.yaml", [f"runs_dir={tmp_path}", "run_name=r"])
+    ex.write_run_json(run / "config.json", config=asdict(cfg))
+    if craft == "start is a file":
+        (run / "start").write_text("x")
+    else:
+        (run / "start" / "checkpoint").mkdir(parents=True)
+    assert main(["exit", "--resume", str(run)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1 and ("remove it" in err or "restore the file" in err)
+    assert sorted(p.name for p in run.iterdir()) == ["config.json", "start"]  # nothing trained, nothing written

@@ -211,17 +211,24 @@ def start_train_config(cfg: ExitConfig, source: str):
     return tcfg
 
 
-def train_start(cfg: ExitConfig, run_dir: Path, show: bool) -> None:
+def train_start(cfg: ExitConfig, run_dir: Path, say, show: bool) -> None:
     """Generation 0 of a run with ``start_train``: that config's `pitch train` run in RUN/start/, started or
     resumed from its last checkpoint, trained to its end."""
     from .run import train
 
     where = run_dir / START_RUN
+    kind = kind_of(where)
+    if kind not in (None, "directory"):
+        raise ResumeError(f"{str(where)!r} is a {kind}, not the folder where the run trains its start; remove it")
     if kind_of(where / "config.yaml") is not None:
+        say(f"generation 0: continuing pitch train --config {cfg.start_train} in {where}")
         train(resume=where, show_progress=show)
-    else:
-        train(config_path=cfg.start_train, overrides=[f"runs_dir={run_dir}", f"run_name={START_RUN}"],
-              show_progress=show)
+        return
+    if kind == "directory" and kind_of(where / "checkpoint") is not None:
+        raise ResumeError(f"{str(where / 'config.yaml')!r} is missing, yet {str(where)!r} holds a checkpoint: restore "
+                          f"the file, or start a new run")
+    say(f"generation 0: pitch train --config {cfg.start_train}, in {where}")
+    train(config_path=cfg.start_train, overrides=[f"runs_dir={run_dir}", f"run_name={START_RUN}"], show_progress=show)
 
 
 def start_policy(cfg: ExitConfig, run_dir: Path) -> str:
@@ -890,8 +897,7 @@ def run_exit(cfg: ExitConfig, run_dir: Path, show: bool = True, stop=None, resum
 
     rules = cfg.resolved_rules()
     if cfg.start_train and not Run(run_dir).started:
-        say(f"generation 0: pitch train --config {cfg.start_train}, in {run_dir / START_RUN}")
-        train_start(cfg, run_dir, show)
+        train_start(cfg, run_dir, say, show)
     run, todo = open_run(cfg, run_dir)
     if resumed:
         write_run_json(run.path / "config.json", config=asdict(cfg))
