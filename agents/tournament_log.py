@@ -55,6 +55,8 @@ class ResultsLog:
                                  "or choose another file")
             lines = self.path.read_bytes().split(b"\n")
             first = _parse(lines[0], path, 1)
+            if isinstance(first, dict) and "weights" not in first and isinstance(first.get("specs"), list):
+                first = {**first, "weights": [[] for _ in first["specs"]]}  # written before files named their weights
             if first != self.header and isinstance(first, dict) and {**first, "weights": 0} == {**self.header, "weights": 0}:
                 raise ValueError(f"--results {path} was played by other weights under the same agent names (a policy "
                                  "file changed since), or does not say which weights played: delete the file to play "

@@ -241,6 +241,16 @@ def test_a_results_file_played_by_other_weights_under_the_same_name_is_not_resum
     shutil.copyfile("checkpoints/setback_base/policy.safetensors", policy)
     with pytest.raises(ValueError, match="other weights under the same agent names"):
         run_tournament("setback", [f"checkpoint:{policy}", "heuristic"], resume=True, **args)
+    # a file from before files named their weights: still resumed where no policy file played
+    import json
+
+    plain = tmp_path / "plain.jsonl"
+    run_tournament("setback", ["heuristic", "random"], games=2, seed=1, results=plain)
+    lines = plain.read_text().splitlines()
+    header = json.loads(lines[0])
+    del header["weights"]
+    plain.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    assert run_tournament("setback", ["heuristic", "random"], games=2, seed=1, results=plain, resume=True).config["games"] == 2
 
 
 @pytest.mark.parametrize("how, workers", [("SIGINT", 1), ("SIGTERM", 2)])  # Ctrl-C, or a plain kill
