@@ -20,7 +20,7 @@ SPEC_FORMS = ("random", "heuristic", "pimc:N", "pimc:N:B", "pimcnet:N:PATH", "ch
 # pimc:N:B caps: a game at pimc:1000 already takes minutes; far larger numbers only look like a hang.
 MAX_WORLDS = 1000
 
-__all__ = ["Agent", "RandomAgent", "make", "SPEC_FORMS", "spec_error", "spec_files"]
+__all__ = ["Agent", "RandomAgent", "make", "SPEC_FORMS", "spec_error", "spec_weights"]
 
 
 def spec_error(spec) -> ValueError:
@@ -28,26 +28,27 @@ def spec_error(spec) -> ValueError:
                       "(e.g. 'pimc:20', 'checkpoint:setback')")
 
 
-def spec_files(spec) -> list:
-    """The policy files the agent ``spec`` plays from (``checkpoint:PATH``, ``pimcnet:N:PATH``, either half of
-    ``split:``), so that a saved result can say which weights played; [] for the others, and for a PATH
-    that names no policy (``make`` refuses that one by name)."""
+def spec_weights(spec) -> list[str]:
+    """Which weights the agent ``spec`` plays from (``checkpoint:PATH``, ``pimcnet:N:PATH``, either half of
+    ``split:``), as their policy files' cards name them (the SHA-256 of the tensors, pitch_policy/file.py),
+    so that a saved result can say which weights played; [] for the other specs, and for a PATH that names
+    no readable policy (``make`` refuses that one by name)."""
     if not isinstance(spec, str):
         return []
     kind, _, arg = spec.strip().partition(":")
     kind = kind.lower()
     if kind == "split":
         bids, _, play = arg.partition("+")
-        return spec_files(bids) + spec_files(play)
+        return spec_weights(bids) + spec_weights(play)
     path = arg if kind == "checkpoint" else arg.partition(":")[2] if kind == "pimcnet" else ""
     if not path:
         return []
-    from pitch_policy import CheckpointError
+    from pitch_policy import CheckpointError, read_policy
 
     from .checkpoint import resolve_policy_path
 
     try:
-        return [resolve_policy_path(path)]
+        return [read_policy(resolve_policy_path(path))[1]["sha256"]]
     except (CheckpointError, OSError, ValueError):
         return []
 

@@ -7,7 +7,6 @@ than two agents, and every game's outcome). Results depend only on the arguments
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import math
 import random
@@ -17,7 +16,7 @@ from typing import Callable
 
 import pitch_env
 
-from . import spec_files
+from . import spec_weights
 from .base import turns
 from .stats import Rating, openskill_ratings, wilson
 from .tournament_log import GameResult, ResultsLog
@@ -220,7 +219,7 @@ def run_tournament(rules: str | pitch_env.Rules = "setback", agents: list[AgentS
     log = None
     if results is not None:
         header = {k: config[k] for k in ("variant", "rules", "specs", "seed", "rotations")}
-        header["weights"] = [[_sha256(f) for f in spec_files(s)] for s in specs]  # which weights played
+        header["weights"] = [spec_weights(s) for s in specs]  # which weights played
         log = ResultsLog(results, header, resume)
     done = {} if log is None else {d: g for d, g in log.done.items() if d < deals}
     todo = [d for d in range(deals) if d not in done]
@@ -264,11 +263,6 @@ def run_tournament(rules: str | pitch_env.Rules = "setback", agents: list[AgentS
     return TournamentResult(config, _aggregate(names, played), _ratings(names, played),
                             played, sum(g.truncated for g in played), time.perf_counter() - start, interrupted,
                             dict(sorted(records.items())), rules)
-
-
-def _sha256(path) -> str:
-    with open(path, "rb") as f:
-        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def _unique(names: list[str]) -> list[str]:

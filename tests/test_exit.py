@@ -977,8 +977,14 @@ def test_a_run_trains_its_start_first_in_one_command_and_resumes_after_a_stop(tm
     rules = pitch_env.rules("auction")
     start, card = load_policy(run / "start" / "checkpoint", rules)
     assert card["training_steps"] >= 30000
-    gen0 = ex.read_run_json(run / "generations.json", "best")
-    assert gen0["generation"] in (0, 1) and len(ex.Run(run).rows) == 1
+    from safetensors.numpy import load_file
+
+    state = ex.Run(run)  # generation 0 was the trained start: the best is it, or the candidate fitted from it
+    best = load_file(run / ("gen_1/policy.safetensors" if state.rows[0]["kept"] else "start/checkpoint/policy.safetensors"))
+    assert len(state.rows) == 1 and state.holds_best(state.best)
+    held = load_file(run / "best.safetensors")
+    assert held.keys() == best.keys() and all(np.array_equal(held[k], best[k]) for k in held)
+    assert load_policy(run / "gen_1" / "policy.safetensors", rules)[0].shape == start.shape  # folded: the start's size
     text = write_exit_card(run, tmp_path / "card", games=2, pimc="pimc:1", pimc_games=0, workers=1, seed=0,
                            config="configs/exit/x.yaml")
     assert "an expert-iteration `auction` agent, learned from nothing" in text

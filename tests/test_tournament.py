@@ -230,7 +230,8 @@ def test_a_results_file_is_never_overwritten_or_mixed_with_another_tournament(tm
 
 def test_a_results_file_played_by_other_weights_under_the_same_name_is_not_resumed(tmp_path):
     """A checkpoint replaced under the same path (a shipped agent retrained) makes the saved games
-    another tournament's: resuming them would report the old weights' wins as the new ones'."""
+    another tournament's: resuming them would report the old weights' wins as the new ones'. What counts
+    is the weights (the card's digest of the tensors), not the file's other bytes."""
     import shutil
 
     path, policy = tmp_path / "results.jsonl", tmp_path / "agent.safetensors"
@@ -238,12 +239,15 @@ def test_a_results_file_played_by_other_weights_under_the_same_name_is_not_resum
     args = dict(games=2, seed=1, results=path)
     run_tournament("setback", [f"checkpoint:{policy}", "heuristic"], **args)
     run_tournament("setback", [f"checkpoint:{policy}", "heuristic"], resume=True, **args)  # the same weights
+    from pitch_policy import load_policy, save_policy
+
+    net, card = load_policy(policy, pitch_env.rules("setback"))
+    save_policy(policy, net, dict(card, training_steps=card["training_steps"] + 1))  # another card, the same tensors
+    run_tournament("setback", [f"checkpoint:{policy}", "heuristic"], resume=True, **args)
     shutil.copyfile("checkpoints/setback_base/policy.safetensors", policy)
     with pytest.raises(ValueError, match="other weights under the same agent names"):
         run_tournament("setback", [f"checkpoint:{policy}", "heuristic"], resume=True, **args)
     # a file from before files named their weights: still resumed where no policy file played
-    import json
-
     plain = tmp_path / "plain.jsonl"
     run_tournament("setback", ["heuristic", "random"], games=2, seed=1, results=plain)
     lines = plain.read_text().splitlines()

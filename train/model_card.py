@@ -30,12 +30,9 @@ def write_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: int, wo
     rules = cfg.resolved_rules()
     card, rows, eval_s = _ship(run / "checkpoint" / WEIGHTS_FILE, dest, rules, games, [], pimc, pimc_games,
                                workers, seed)
-    state = json.loads((run / "checkpoint" / "state.json").read_text())
+    state = _train_state(run)
     im = state.get("imitation")
-    taught = (f"`{cfg.imitate or im['source']}`" + (f" against {cfg.imitate_against}" if cfg.imitate_against else "")
-              + f", imitated ({im['decisions']:,} decisions), then " if im
-              else f"the policy `{cfg.start}`, then " if cfg.start else "nothing: ")
-    lineage = f"{taught}{card['training_steps']:,} steps of {_trainer(cfg)} self-play ({config})"
+    lineage = _train_lineage(cfg, state, card["training_steps"], config)
     compute = [f"training: {state.get('wall_time', 0) / 60:.1f} min of wall time on {machine or _machine()} "
                f"({'imitation and evaluations' if im else 'evaluations'} included)"]
     recipe = [f"pitch train --config {config}"]
@@ -53,6 +50,20 @@ def write_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: int, wo
                        seed, eval_s, config_block=("yaml", config_text))
     atomic_write(dest / "README.md", lambda tmp: Path(tmp).write_text(text))
     return text
+
+
+def _train_state(run: Path) -> dict:
+    """The state.json of a `pitch train` run's checkpoint (its wall time, its imitation)."""
+    return json.loads((Path(run) / "checkpoint" / "state.json").read_text())
+
+
+def _train_lineage(cfg, state: dict, steps: int, config: str) -> str:
+    """Where a `pitch train` run's policy came from: what taught or started it, then its self-play."""
+    im = state.get("imitation")
+    taught = (f"`{cfg.imitate or im['source']}`" + (f" against {cfg.imitate_against}" if cfg.imitate_against else "")
+              + f", imitated ({im['decisions']:,} decisions), then " if im
+              else f"the policy `{cfg.start}`, then " if cfg.start else "nothing: ")
+    return f"{taught}{steps:,} steps of {_trainer(cfg)} self-play ({config})"
 
 
 # Where a run was written says nothing about the agent (and may be a temporary folder): left off cards.
@@ -271,13 +282,12 @@ def write_exit_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: in
         whose = "its own action values in the cards dealt" if dealt else "the search's action values"
         steps += (f", each fitting {whose} and adding them ×{cfg.value_weight:g} (`target: values`{', `fold: true`' if cfg.fold else ''})")
     if cfg.start_train:  # generation 0 trained by the same command, in RUN/start/
-        tcfg = load_config(run / START_RUN / "config.yaml")
-        start_s = json.loads((run / START_RUN / "checkpoint" / "state.json").read_text()).get("wall_time", 0.0)
+        tcfg, tstate = load_config(run / START_RUN / "config.yaml"), _train_state(run / START_RUN)
+        start_s = tstate.get("wall_time", 0.0)
         start_steps = load_policy(run / START_RUN / "checkpoint" / WEIGHTS_FILE, rules)[1]["training_steps"]
-        from_nothing = _recipe(tcfg).startswith("learned from nothing")
-        origin = (f"{'nothing' if from_nothing else _recipe(tcfg)}: {start_steps:,} steps of {_trainer(tcfg)} "
-                  f"self-play ({cfg.start_train})")
-        title = "learned from nothing" if from_nothing else f"grown from a run of `{cfg.start_train}`"
+        origin = _train_lineage(tcfg, tstate, start_steps, cfg.start_train)
+        title = ("learned from nothing" if origin.startswith("nothing: ") and tcfg.hint == "none"
+                 else f"grown from a run of `{cfg.start_train}`")
     else:
         origin, start_s = agent_origin(cfg.start), 0.0
         title = f"grown from `{origin.split('`')[1]}`"
