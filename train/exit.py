@@ -151,7 +151,7 @@ def make_exit_config(values: dict, source: str) -> ExitConfig:
             values = {**values, "generations": sum(e["generations"] for e in stages_value)}
     if isinstance(values, dict) and "start_train" in values and values["start_train"] is None:
         values = {**values, "start_train": ""}  # `--set start_train=` clears it, for a start: PATH instead
-    if isinstance(values, dict) and values.get("start_train"):
+    elif isinstance(values, dict) and values.get("start_train"):
         if values.get("start"):
             raise ConfigError(f"keys 'start' and 'start_train' in {source} both name generation 0: keep one (start: a "
                               f"trained policy; start_train: a pitch train config trained first)")
