@@ -6,7 +6,7 @@ MaskablePPO on a trivial env of the same sizes, all with the config's network an
 The trivial env returns a constant observation of the same size and a fixed legal mask, so its
 figure is MaskablePPO's own cost (rollout inference + PPO updates). The SB3 path runs as today's
 configs do (``num_envs`` 2, ``n_steps`` 1024, one torch thread); the fast path runs the config as it is.
-Run: ``python -m bench.train_speed [--config configs/setback_scratch.yaml] [--steps 65536] [--workers 0 1 2]``.
+Run: ``python -m bench.train_speed [--config configs/setback_scratch.yaml] [--steps 65536] [--workers 0 1 2] [--set KEY=VALUE ...]``.
 """
 
 from __future__ import annotations
@@ -71,10 +71,13 @@ def main(argv=None) -> None:
     p.add_argument("--sb3-steps", type=int, default=16384, help="learner steps timed per measurement (SB3 paths)")
     p.add_argument("--workers", type=int, nargs="+", default=[0, 1, 2], help="worker counts of the fast path")
     p.add_argument("--rounds", type=int, default=3, help="alternating rounds; medians reported (the cores are shared)")
+    p.add_argument("--set", dest="overrides", action="extend", nargs="+", default=[], metavar="KEY=VALUE",
+                   help="config settings, as for pitch train (e.g. --set critic=observation)")
     args = p.parse_args(argv)
-    fast_cfg = load_config(args.config, ["trainer=fast"])
-    cfg = load_config(args.config, ["trainer=sb3", "workers=0", "mirror=0", "schedule=[]", "num_envs=2", "n_steps=1024",
-                                    "torch_threads=1"])
+    fast_cfg = load_config(args.config, [*args.overrides, "trainer=fast"])
+    # The SB3 path trains the same network and PPO settings with SB3's own value head (no oracle critic).
+    cfg = load_config(args.config, [*args.overrides, "trainer=sb3", "critic=observation", "workers=0", "mirror=0",
+                                    "schedule=[]", "num_envs=2", "n_steps=1024", "torch_threads=1"])
     torch.set_num_threads(cfg.torch_threads)
     rules = cfg.resolved_rules()
     action_size = ActionLayout(rules).size

@@ -21,7 +21,8 @@ GAMES = 100  # duplicate-deal games of `make run`'s table, per opponent
 TRAIN_DESCRIPTION = """\
 Self-play training from a YAML config (see docs/training.md): PPO on the batched self-play core
 (trainer: fast) or sb3-contrib's MaskablePPO (trainer: sb3), optionally warm-started by imitation of a
-teacher agent; with --set backend=rllib, Ray RLlib's PPO on a local Ray or a cluster (docs/rllib.md).
+teacher agent; an expert-iteration config (configs/exit/*.yaml, configs/auction_scratch.yaml) runs as
+`pitch exit` does; with --set backend=rllib, Ray RLlib's PPO on a local Ray or a cluster (docs/rllib.md).
 A run writes runs_dir/run_name/: config.yaml, tb/ (TensorBoard), checkpoint/policy.safetensors
 (play it with the agent spec checkpoint:PATH). Ctrl-C or SIGTERM saves a checkpoint and stops; --resume
 continues from it (also during the imitation recording). Keys and their defaults: train/config.py."""
@@ -51,6 +52,10 @@ def cmd_train(args) -> int:
         print("error: --resume reads the config saved in the run directory; drop --config "
               "(use --set to change keys, e.g. --set total_steps=400000)", file=sys.stderr)
         return 2
+    if is_exit_recipe(args.config, args.resume):
+        from .exit import cmd_exit
+
+        return cmd_exit(args)
     try:
         run = train(config_path=args.config, overrides=args.overrides, resume=args.resume,
                     show_progress=not args.no_progress)
@@ -63,6 +68,30 @@ def cmd_train(args) -> int:
     print(f"run directory: {run}\npolicy: {run / 'checkpoint' / 'policy.safetensors'} "
           f"(play it with agent spec checkpoint:{run / 'checkpoint' / 'policy.safetensors'})")
     return 0
+
+
+def is_exit_recipe(config: str | None, resume: str | None) -> bool:
+    """Whether ``--config`` names an expert-iteration config (configs/exit/*.yaml, configs/auction_scratch.yaml:
+    one that sets a key only ExitConfig has) or ``--resume`` an expert-iteration run (its config.json, no
+    config.yaml). ``pitch train`` hands both to ``pitch exit``, so that every recipe trains with one command.
+    A file that cannot be read is left to the train config's loader, which names the problem."""
+    from dataclasses import fields
+
+    from .config import TrainConfig
+    from .exit import ExitConfig
+    from .typed_config import read_yaml_file
+
+    if resume:
+        run = Path(resume)
+        return (run / "config.json").is_file() and not (run / "config.yaml").exists()
+    if not config:
+        return False
+    try:
+        values = read_yaml_file(Path(config))
+    except (ConfigError, OSError):
+        return False
+    only_exit = {f.name for f in fields(ExitConfig)} - {f.name for f in fields(TrainConfig)}
+    return isinstance(values, dict) and any(key in only_exit for key in values)
 
 
 RUN_DESCRIPTION = """\
