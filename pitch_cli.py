@@ -26,7 +26,7 @@ EXAMPLES = {
     "run": "pitch run --seed 1",
     "train": "pitch train --config configs/quick.yaml --set total_steps=20000",
     "exit": "pitch exit --config configs/exit/setback_recipe.yaml",
-    "fuse": "pitch fuse setback_oracle setback --out checkpoints/my_fused --games 200",
+    "fuse": "pitch fuse setback_scratch setback --out checkpoints/my_fused --games 200",
     "tournament": "pitch tournament --agents pimc:12,heuristic --games 200",
     "play": "pitch play --variant setback --opponents heuristic --save game.json",
     "replay": "pitch replay game.json --hand 1",

@@ -4,7 +4,7 @@ Every agent has ``act(observation, info) -> action index`` (the two values ``env
 ``reset(seed=None)``, called at the start of each game. Specs: ``random``, ``heuristic``,
 ``pimc:N`` (N sampled worlds per decision; ``pimc:N:B`` also searches each bid in B worlds; N and B
 at most MAX_WORLDS = 1000), ``pimcnet:N:PATH`` (PIMC whose rollouts and default choices are the
-trained policy at PATH: agents/netpimc.py), ``checkpoint:PATH`` (PATH a shipped agent's name such as ``setback_oracle``, or
+trained policy at PATH: agents/netpimc.py), ``checkpoint:PATH`` (PATH a shipped agent's name such as ``setback_scratch``, or
 a policy file or folder: agents/checkpoint.py), ``human``, and ``split:BIDS+PLAY`` (the agent BIDS makes the auction's
 bids, the agent PLAY every other decision: ``split:checkpoint:auction+heuristic`` asks which half of an agent is strong).
 """

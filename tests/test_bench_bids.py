@@ -52,7 +52,7 @@ def test_the_profiles_sampling_probabilities_are_the_checkpoints_masked_softmax(
     from bench.bids import sampling
 
     env = pitch_env.env("setback", infoset=True)
-    net = CheckpointAgent("checkpoints/setback_oracle", env)
+    net = CheckpointAgent("checkpoints/setback_scratch", env)
     env.reset(seed=5)
     seen = 0
     for _, observation, info in turns(env):

@@ -456,8 +456,8 @@ def test_a_fit_moves_the_network_toward_the_search():
     ({"worlds_from": "dealt", "target": "values", "worlds": 1, "read_bids": False}, "'read_bids'"),
     ({"worlds_from": "dealt", "target": "values", "worlds": 1, "switch_z": 3.0}, "'switch_z'"),
     ({"start_train": "nowhere.yaml"}, "'start_train'"), ({"start_train": "configs"}, "'start_train'"),
-    ({"start_train": "configs/auction_scratch.yaml"}, "other rules"), ({"start_train": 3}, "'start_train'"),
-    ({"start_train": "configs/auction_scratch.yaml", "variant": "auction", "start": "checkpoints/auction_base"}, "keep one"),
+    ({"start_train": "configs/auction_scratch_ppo.yaml"}, "other rules"), ({"start_train": 3}, "'start_train'"),
+    ({"start_train": "configs/auction_scratch_ppo.yaml", "variant": "auction", "start": "checkpoints/auction_base"}, "keep one"),
 ])
 def test_bad_configs_are_refused_in_one_line(values, words):
     with pytest.raises(ConfigError) as e:
@@ -613,8 +613,11 @@ def test_a_staged_run_does_in_one_command_what_one_run_per_stage_does(tmp_path):
     assert "`pimcnet:1` (generation 1), then `pimcnet:2` (generation 2)" in text and "| 2 | pimcnet:2 |" in text
 
 
-@pytest.mark.parametrize("path", sorted((Path(__file__).resolve().parent.parent / "configs" / "exit").glob("*.yaml")),
-                         ids=lambda p: p.stem)
+EXIT_CONFIGS = [Path(__file__).resolve().parent.parent / "configs" / "auction_scratch.yaml",
+                *sorted((Path(__file__).resolve().parent.parent / "configs" / "exit").glob("*.yaml"))]
+
+
+@pytest.mark.parametrize("path", EXIT_CONFIGS, ids=lambda p: p.stem)
 def test_every_shipped_exit_config_is_valid(path):
     cfg = ex.load_exit_config(path)
     assert path.stem.startswith(cfg.variant)
@@ -939,8 +942,30 @@ eval_every: 0
 
 
 def test_an_empty_start_train_leaves_the_start_to_start():
-    cfg = ex.load_exit_config("configs/exit/auction_scratch_values.yaml", ["start_train=", "start=checkpoints/auction_scratch"])
-    assert cfg.start == "checkpoints/auction_scratch" and cfg.start_train == ""
+    cfg = ex.load_exit_config("configs/auction_scratch.yaml", ["start_train=", "start=checkpoints/auction_scratch_ppo"])
+    assert cfg.start == "checkpoints/auction_scratch_ppo" and cfg.start_train == ""
+
+
+def test_pitch_train_hands_expert_iteration_configs_and_runs_to_pitch_exit(tmp_path, capsys):
+    """Every shipped recipe trains with `pitch train --config FILE`: a config that sets a key only
+    expert iteration has, or a run folder that expert iteration wrote, goes to `pitch exit`."""
+    import pitch_cli
+    from train.cli import is_exit_recipe
+
+    exits = [Path("configs/auction_scratch.yaml"), *sorted(Path("configs/exit").glob("*.yaml"))]
+    assert all(is_exit_recipe(str(p), None) for p in exits)
+    assert not any(is_exit_recipe(str(p), None) for p in Path("configs").glob("*.yaml") if p not in exits)
+    (tmp_path / "bad.yaml").write_bytes(b"\xff\xfe")
+    assert not is_exit_recipe(str(tmp_path / "bad.yaml"), None) and not is_exit_recipe(None, None)
+    assert pitch_cli.main(["train", "--config", "configs/auction_scratch.yaml", "--set", "gate_min=2"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "gate_min" in err and len(err.splitlines()) == 1  # refused by the expert-iteration config's checks
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "config.json").write_text("[]")
+    assert is_exit_recipe(None, str(tmp_path / "run"))
+    assert pitch_cli.main(["train", "--resume", str(tmp_path / "run")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "config.json" in err and len(err.splitlines()) == 1 and "Traceback" not in err
 
 
 def test_a_run_trains_its_start_first_in_one_command_and_resumes_after_a_stop(tmp_path):
@@ -971,7 +996,8 @@ def test_a_run_trains_its_start_first_in_one_command_and_resumes_after_a_stop(tm
     assert proc.returncode == 130, err
     assert f"continue with: pitch exit --resume {run}" in err and "Traceback" not in err
     assert not (run / "generations.json").exists()  # no generation began on a start half trained
-    done = subprocess.run([sys.executable, "-m", "pitch_cli", "exit", "--resume", str(run)], cwd=root,
+    # `pitch train` runs an expert-iteration run as `pitch exit` does: one command for every recipe
+    done = subprocess.run([sys.executable, "-m", "pitch_cli", "train", "--resume", str(run)], cwd=root,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     rules = pitch_env.rules("auction")
@@ -1004,7 +1030,7 @@ def test_a_crafted_start_folder_is_refused_in_one_line_before_any_training(tmp_p
 
     run = tmp_path / "r"
     run.mkdir()
-    cfg = ex.load_exit_config("configs/exit/auction_scratch_values.yaml", [f"runs_dir={tmp_path}", "run_name=r"])
+    cfg = ex.load_exit_config("configs/auction_scratch.yaml", [f"runs_dir={tmp_path}", "run_name=r"])
     ex.write_run_json(run / "config.json", config=asdict(cfg))
     if craft == "start is a file":
         (run / "start").write_text("x")

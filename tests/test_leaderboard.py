@@ -109,10 +109,9 @@ def test_an_out_folder_that_is_a_file_or_holds_another_leaderboard_is_refused(tm
 
 def test_the_entrants_are_the_baselines_and_the_games_shipped_agents():
     assert entrants("setback") == ["random", "heuristic", "pimc:12", "checkpoint:setback", "checkpoint:setback_base",
-                                   "checkpoint:setback_fused", "checkpoint:setback_oracle", "checkpoint:setback_scratch",
-                                   "checkpoint:setback_values"]
+                                   "checkpoint:setback_fused", "checkpoint:setback_scratch", "checkpoint:setback_values"]
     assert entrants("auction") == ["random", "heuristic", "pimc:12", "checkpoint:auction", "checkpoint:auction_base",
-                                   "checkpoint:auction_scratch", "checkpoint:auction_scratch_values", "checkpoint:auction_values"]
+                                   "checkpoint:auction_scratch", "checkpoint:auction_scratch_ppo", "checkpoint:auction_values"]
 
 
 def test_the_ratings_follow_the_record_not_the_order_the_games_came_in():

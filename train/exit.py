@@ -204,7 +204,7 @@ def start_train_config(cfg: ExitConfig, source: str):
         raise ConfigError(f"{where}: {str(e).splitlines()[0]}") from None
     except OSError as e:
         raise ConfigError(f"{where}: cannot read {cfg.start_train!r} ({e.strerror or e}); name a pitch train config, "
-                          f"e.g. configs/auction_scratch.yaml") from None
+                          f"e.g. configs/auction_scratch_ppo.yaml") from None
     if tcfg.resolved_rules() != cfg.resolved_rules():
         raise ConfigError(f"{where}: {cfg.start_train!r} trains {tcfg.variant} under other rules than this run's "
                           f"({cfg.variant}); name a config of the same game and rules")
@@ -1007,7 +1007,7 @@ def register(subparsers) -> None:
 
     p = subparsers.add_parser("exit", help="expert iteration: a network learns from its own search",
                               description=DESCRIPTION, formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    p.add_argument("--config", help="YAML config (configs/exit/*.yaml); keys: train/exit.py ExitConfig")
+    p.add_argument("--config", help="YAML config (configs/exit/*.yaml, configs/auction_scratch.yaml); keys: train/exit.py ExitConfig")
     p.add_argument("--set", dest="overrides", action="extend", nargs="+", default=[], metavar="KEY=VALUE")
     p.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR")
     p.set_defaults(func=cmd_exit)

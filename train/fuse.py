@@ -1,7 +1,7 @@
 """``pitch fuse``: several trained policies of one game as one agent (their product of experts,
 pitch_policy/fuse.py), written as a checkpoint folder with its model card.
 
-    pitch fuse setback_oracle setback --out checkpoints/setback_fused --games 2000 --pimc-games 1000
+    pitch fuse setback_scratch setback --out checkpoints/setback_fused --games 2000 --pimc-games 1000
 
 Two networks trained differently (PPO from nothing, expert iteration from a distilled search) often
 err on different decisions; the fused one moves where their log-probabilities agree most. The card's
@@ -21,7 +21,7 @@ from pitch_policy.fuse import fuse
 
 DESCRIPTION = ("Several trained policies of one game as one agent (their product of experts, pitch_policy/fuse.py), "
                "written as a checkpoint folder with its model card. POLICY is a shipped agent's name "
-               "(setback_oracle), a .safetensors file, or a checkpoint or run folder. The fused network's logits "
+               "(setback_scratch), a .safetensors file, or a checkpoint or run folder. The fused network's logits "
                "are the weighted sum of the members' (so its moves follow the sum of their log-probabilities); it "
                "reads the heuristic's hint when any member does.")
 
