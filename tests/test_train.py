@@ -13,13 +13,15 @@ import agents
 import pitch_env
 from agents.base import turns
 from train.config import ConfigError, load_config
+from train.cli import is_exit_recipe
 from train.run import train
 from pitch_policy import read_policy
 from pitch_env.files import atomic_write
 
-# `pitch train` configs; configs/auction_scratch.yaml is an expert-iteration recipe (tests/test_exit.py)
+# `pitch train` configs: the expert-iteration recipes among them (configs/auction_scratch.yaml) are
+# tests/test_exit.py's, told apart as `pitch train` tells them apart
 CONFIGS = [p for p in sorted(Path(__file__).resolve().parent.parent.joinpath("configs").glob("*.yaml"))
-           if p.name != "auction_scratch.yaml"]
+           if not is_exit_recipe(str(p), None)]
 TINY = ["total_steps=1024", "n_steps=256", "batch_size=256", "n_epochs=1", "hidden=[32, 32]",
         "snapshot_every=512", "checkpoint_every=512", "eval_every=0", "eval_games=2",
         "eval_opponents=[random]", "opponents={self: 1, random: 1, heuristic: 1}"]
