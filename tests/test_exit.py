@@ -1016,7 +1016,8 @@ def test_a_run_trains_its_start_first_in_one_command_and_resumes_after_a_stop(tm
     assert "an expert-iteration `auction` agent, learned from nothing" in text
     assert f"nothing: {card['training_steps']:,} steps of PPO on the batched self-play core" in text
     recipe = text.split("## Recipe", 1)[1].split("\n## ", 1)[0]
-    assert [line for line in recipe.splitlines() if line.startswith("pitch ")] == ["pitch exit --config configs/exit/x.yaml"]
+    # it trains its own start, so its recipe is the one training command that runs both
+    assert [line for line in recipe.splitlines() if line.startswith("pitch ")] == ["pitch train --config configs/exit/x.yaml"]
     assert "min of wall time in all on" in text and "min for generation 0 (`pitch train --config" in text
     shown = text.split("## Resolved config", 1)[1]
     assert '"start_train"' in shown and '"start"' not in shown and '"read_bids"' not in shown

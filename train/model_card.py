@@ -301,7 +301,8 @@ def write_exit_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: in
                f"{start_s / 60:.1f} min for generation 0 (`pitch train --config {cfg.start_train}`, its evaluations "
                f"included), {wall / 60:.1f} min for {what}" if cfg.start_train else
                f"training: {wall / 60:.1f} min of wall time for {what} on {machine or _machine()}"]
-    recipe = [f"pitch exit --config {config}"]
+    # a recipe that trains its own start is one training command (`pitch train` hands it to `pitch exit`)
+    recipe = [f"pitch {'train' if cfg.start_train else 'exit'} --config {config}"]
     start = _card_folder(f"checkpoint:{cfg.start}") if cfg.start else None
     if start is not None:  # the start's own recipe and cost first, as its card gives them
         recipe = card_recipe(start) + recipe
