@@ -613,8 +613,8 @@ def test_a_staged_run_does_in_one_command_what_one_run_per_stage_does(tmp_path):
     assert "`pimcnet:1` (generation 1), then `pimcnet:2` (generation 2)" in text and "| 2 | pimcnet:2 |" in text
 
 
-EXIT_CONFIGS = [Path(__file__).resolve().parent.parent / "configs" / "auction_scratch.yaml",
-                *sorted((Path(__file__).resolve().parent.parent / "configs" / "exit").glob("*.yaml"))]
+CONFIGS_DIR = Path(__file__).resolve().parent.parent / "configs"
+EXIT_CONFIGS = [CONFIGS_DIR / "auction_scratch.yaml", *sorted((CONFIGS_DIR / "exit").glob("*.yaml"))]
 
 
 @pytest.mark.parametrize("path", EXIT_CONFIGS, ids=lambda p: p.stem)
@@ -952,9 +952,8 @@ def test_pitch_train_hands_expert_iteration_configs_and_runs_to_pitch_exit(tmp_p
     import pitch_cli
     from train.cli import is_exit_recipe
 
-    exits = [Path("configs/auction_scratch.yaml"), *sorted(Path("configs/exit").glob("*.yaml"))]
-    assert all(is_exit_recipe(str(p), None) for p in exits)
-    assert not any(is_exit_recipe(str(p), None) for p in Path("configs").glob("*.yaml") if p not in exits)
+    assert all(is_exit_recipe(str(p), None) for p in EXIT_CONFIGS)
+    assert not any(is_exit_recipe(str(p), None) for p in CONFIGS_DIR.glob("*.yaml") if p not in EXIT_CONFIGS)
     (tmp_path / "bad.yaml").write_bytes(b"\xff\xfe")
     assert not is_exit_recipe(str(tmp_path / "bad.yaml"), None) and not is_exit_recipe(None, None)
     assert pitch_cli.main(["train", "--config", "configs/auction_scratch.yaml", "--set", "gate_min=2"]) == 2
