@@ -500,6 +500,7 @@ def test_a_run_records_fits_gates_and_resumes(tmp_path, capsys):
     recipe = text.split("## Recipe", 1)[1].split("\n## ", 1)[0]  # the start's own recipe first, then this run's
     assert recipe.index("pitch train --config configs/setback.yaml") < recipe.index("pitch exit --config")
     assert "its start's training, as its card gives it: " in text
+    assert "for the one generation (recording, fit and gate)" in text  # one, not "the 1 generations"
     load_policy(tmp_path / "card", pitch_env.rules("setback"))
 
 

@@ -296,7 +296,8 @@ def write_exit_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: in
            "game really dealt (`worlds_from: dealt`, train/exit.py)" if dealt else
            "PIMC whose rollouts and default choices are the best network so far, agents/netpimc.py")
     facts = [f"one forward pass per decision; its teacher, each generation, was {teachers} ({how}) in self-play{leaf}"]
-    what = f"the {len(rows_g)} generations (recording, fits and gates{', and the game value' if leaf else ''})"
+    count = "the one generation (recording, fit and gate" if len(rows_g) == 1 else f"the {len(rows_g)} generations (recording, fits and gates"
+    what = f"{count}{', and the game value' if leaf else ''})"
     compute = [f"training: {(start_s + wall) / 60:.1f} min of wall time in all on {machine or _machine()}: "
                f"{start_s / 60:.1f} min for generation 0 (`pitch train --config {cfg.start_train}`, its evaluations "
                f"included), {wall / 60:.1f} min for {what}" if cfg.start_train else
