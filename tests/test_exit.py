@@ -1041,3 +1041,18 @@ def test_a_crafted_start_folder_is_refused_in_one_line_before_any_training(tmp_p
     err = capsys.readouterr().err
     assert err.startswith("error: ") and err.count("\n") == 1 and ("remove it" in err or "restore the file" in err)
     assert sorted(p.name for p in run.iterdir()) == ["config.json", "start"]  # nothing trained, nothing written
+
+
+def test_a_starts_lineage_names_the_config_of_its_recipes_last_command_only(tmp_path):
+    """A start made by `pitch fuse` after its members' `pitch train`/`pitch exit` lines names no config:
+    the config of a member's command did not make it."""
+    from train.model_card import agent_origin
+
+    recipe = "## Recipe\n\n```\npitch train --config configs/a.yaml\npitch exit --config configs/exit/b.yaml\n{}```\n"
+    (tmp_path / "fused").mkdir()
+    (tmp_path / "fused" / "README.md").write_text(recipe.format("pitch fuse a b --out checkpoints/fused\n"))
+    (tmp_path / "grown").mkdir()
+    (tmp_path / "grown" / "README.md").write_text(recipe.format(""))
+    assert agent_origin(str(tmp_path / "fused")) == "`fused`"
+    assert agent_origin(str(tmp_path / "grown")) == "`grown` (configs/exit/b.yaml)"
+    assert agent_origin(str(tmp_path / "none")) == "`none`"  # no card at all

@@ -114,11 +114,12 @@ def render_card(name: str, variant: str, rules, card: dict, title: str, lineage:
 
 def agent_origin(start: str) -> str:
     """The start of an expert-iteration run as its lineage names it: its name, and the config that made
-    it when its card's recipe says (checkpoints/setback_base -> `setback_base` (configs/setback.yaml))."""
+    it when its card's recipe says (checkpoints/setback_base -> `setback_base` (configs/setback.yaml)).
+    Only the recipe's last command made it: a start made by `pitch fuse` names no config."""
     folder = Path(start) if Path(start).is_dir() else Path(start).parent
     name = folder.name if Path(start).is_dir() else Path(start).stem
-    configs = re.findall(r"--config (\S+\.yaml)", card_section(folder, "Recipe"))
-    return f"`{name}` ({configs[-1]})" if configs else f"`{name}`"
+    config = re.search(r"--config (\S+\.yaml)", (card_recipe(folder) or [""])[-1])
+    return f"`{name}` ({config[1]})" if config else f"`{name}`"
 
 
 def card_section(folder: Path, section: str) -> str:
@@ -262,7 +263,7 @@ def write_exit_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: in
                     f"{100 * r['gate_low']:.1f}–{100 * r['gate_high']:.1f}%", "yes" if r["kept"] else "no",
                     f"{r['wall_s'] / 60:.1f} min"])
         gen_table.append("| " + " | ".join(cells) + " |")
-    wall = sum(r["wall_s"] for r in rows_g)
+    wall, n = sum(r["wall_s"] for r in rows_g), len(rows_g)
     leaf = ""
     if cfg.leaf == "game":
         from pitch_policy.game_value import FILE, load_game_value
@@ -280,7 +281,7 @@ def write_exit_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: in
                        f"`{teacher_name(cfg, s.worlds)}`" for s in stages(cfg))
     if cfg.target == "values":
         whose = "its own action values in the cards dealt" if dealt else "the search's action values"
-        steps += (f", each fitting {whose} and adding them ×{cfg.value_weight:g} (`target: values`{', `fold: true`' if cfg.fold else ''})")
+        steps += (f", {'each ' if n > 1 else ''}fitting {whose} and adding them ×{cfg.value_weight:g} (`target: values`{', `fold: true`' if cfg.fold else ''})")
     if cfg.start_train:  # generation 0 trained by the same command, in RUN/start/
         tcfg, tstate = load_config(run / START_RUN / "config.yaml"), _train_state(run / START_RUN)
         start_s = tstate.get("wall_time", 0.0)
@@ -291,13 +292,13 @@ def write_exit_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: in
     else:
         origin, start_s = agent_origin(cfg.start), 0.0
         title = f"grown from `{origin.split('`')[1]}`"
-    lineage = f"{origin} → {steps} ({config}); {kept} of {len(rows_g)} generations kept"
+    lineage = f"{origin} → {steps} ({config}); {kept} of {n} generation{'s' if n > 1 else ''} kept"
     how = ("the best network so far, every legal action of its decisions played out by it in the cards the "
            "game really dealt (`worlds_from: dealt`, train/exit.py)" if dealt else
            "PIMC whose rollouts and default choices are the best network so far, agents/netpimc.py")
     facts = [f"one forward pass per decision; its teacher, each generation, was {teachers} ({how}) in self-play{leaf}"]
-    count = "the one generation (recording, fit and gate" if len(rows_g) == 1 else f"the {len(rows_g)} generations (recording, fits and gates"
-    what = f"{count}{', and the game value' if leaf else ''})"
+    what = "the one generation (recording, fit and gate" if n == 1 else f"the {n} generations (recording, fits and gates"
+    what += ", and the game value)" if leaf else ")"
     compute = [f"training: {(start_s + wall) / 60:.1f} min of wall time in all on {machine or _machine()}: "
                f"{start_s / 60:.1f} min for generation 0 (`pitch train --config {cfg.start_train}`, its evaluations "
                f"included), {wall / 60:.1f} min for {what}" if cfg.start_train else
