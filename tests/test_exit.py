@@ -1056,3 +1056,6 @@ def test_a_starts_lineage_names_the_config_of_its_recipes_last_command_only(tmp_
     assert agent_origin(str(tmp_path / "fused")) == "`fused`"
     assert agent_origin(str(tmp_path / "grown")) == "`grown` (configs/exit/b.yaml)"
     assert agent_origin(str(tmp_path / "none")) == "`none`"  # no card at all
+    (tmp_path / "binary").mkdir()
+    (tmp_path / "binary" / "README.md").write_bytes(b"## Recipe\n\xff\xfe --config x.yaml\n")
+    assert agent_origin(str(tmp_path / "binary")) == "`binary`"  # not text: no recipe, no traceback

@@ -126,7 +126,7 @@ def card_section(folder: Path, section: str) -> str:
     """The text of one section (``## SECTION``) of the model card in ``folder``; "" without one."""
     try:
         text = (Path(folder) / "README.md").read_text()
-    except OSError:
+    except (OSError, UnicodeDecodeError):  # no card, or not a text file: a card with no sections
         return ""
     return text.split(f"## {section}", 1)[1].split("\n## ", 1)[0].strip() if f"## {section}" in text else ""
 
