@@ -48,7 +48,7 @@ def write_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: int, wo
     text = render_card(dest.name, cfg.variant, rules, card, f"a trained `{cfg.variant}` agent ({_recipe(cfg)})",
                        lineage, recipe, compute, facts, rows, games, pimc, pimc_games,
                        seed, eval_s, config_block=("yaml", config_text))
-    atomic_write(dest / "README.md", lambda tmp: Path(tmp).write_text(text))
+    atomic_write(dest / "README.md", lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
     return text
 
 
@@ -125,7 +125,7 @@ def agent_origin(start: str) -> str:
 def card_section(folder: Path, section: str) -> str:
     """The text of one section (``## SECTION``) of the model card in ``folder``; "" without one."""
     try:
-        text = (Path(folder) / "README.md").read_text()
+        text = (Path(folder) / "README.md").read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):  # no card, or not a text file: a card with no sections
         return ""
     return text.split(f"## {section}", 1)[1].split("\n## ", 1)[0].strip() if f"## {section}" in text else ""
@@ -338,7 +338,7 @@ Each generation records `decisions` {recorded}, {fitted}, and plays the candidat
     text = render_card(dest.name, cfg.variant, rules, card, f"an expert-iteration `{cfg.variant}` agent, {title}",
                        lineage, recipe, compute, facts, rows, games, pimc, pimc_games,
                        seed, eval_s, extra, ("json", json.dumps(shown, indent=1)))
-    atomic_write(dest / "README.md", lambda tmp: Path(tmp).write_text(text))
+    atomic_write(dest / "README.md", lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
     return text
 
 
