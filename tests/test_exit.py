@@ -156,7 +156,9 @@ def test_the_dealt_world_scores_each_action_as_the_real_hand_would_have_gone(var
     assert checked >= 8
 
 
-@pytest.mark.parametrize("variant,options,policy_or_hint", BATCHED_RULES)
+@pytest.mark.parametrize("variant,options,policy_or_hint", BATCHED_RULES + [
+    ("ten_point", {}, SHIPPED["ten_point"]),  # the stock exchange: copies hold the hidden discards and stock
+    ("ten_point", {"num_players": 3, "player_counts": (3, 4), "partnerships": False}, "heuristic")])
 def test_copies_of_batched_games_score_each_action_as_the_real_hand_would_have_gone(variant, options, policy_or_hint):
     """``NetRollouts.in_own_cards``: each legal action taken in a copy of a batched engine's game, in its
     own cards, is worth what the reference engine's game makes of it, played on one decision at a time
@@ -169,7 +171,7 @@ def test_copies_of_batched_games_score_each_action_as_the_real_hand_would_have_g
         policy = _random_policy(rules, len(options), policy_or_hint)
     else:
         policy, _ = load_policy(policy_or_hint, rules)
-    net = NetRollouts(policy, rules, batched=True)
+    net = NetRollouts(policy, rules)  # (``batched`` is how sampled worlds are played; copies are batched always)
     e = BatchEngine(rules, 3)
     seeds = [11, 12, 13]
     e.reset(seeds)

@@ -313,8 +313,8 @@ LANES = 64  # games one dealt recording steps together (``record_dealt``)
 
 def record_dealt(cfg: ExitConfig, policy_path: str, n: int, seed: int, leaf_path: str | None = None,
                  lanes: int = LANES) -> dict[str, np.ndarray]:
-    """``record_part`` for ``worlds_from: dealt`` in a game without the stock exchange, on the batched
-    engine: ``lanes`` self-play games of the network step together, and at every step each game at a
+    """``record_part`` for ``worlds_from: dealt``, on the batched engine (stock games too: a copy of a
+    batched game holds its hidden discards and stock, which a search's sampled worlds cannot replay): ``lanes`` self-play games of the network step together, and at every step each game at a
     searched decision (a bid, trump or card with a choice) has every legal action played out in its own
     cards in one batch of copies (``NetRollouts.in_own_cards``), where ``record_part`` plays one decision
     at a time. The games are first played on without recording, until half of them have ended once, then
@@ -334,7 +334,7 @@ def record_dealt(cfg: ExitConfig, policy_path: str, n: int, seed: int, leaf_path
     policy, _ = load_policy(policy_path, rules)
     rng = random.Random(seed)
     leaf = load_game_value(leaf_path, rules) if leaf_path else None
-    net = NetRollouts(policy, rules, leaf, batched=True)
+    net = NetRollouts(policy, rules, leaf)  # (its own batched engine either way: ``batched`` is how a search plays sampled worlds)
     e = BatchEngine(rules, lanes)
     heuristic = BatchHeuristic(e) if net.hint else None
     every = np.arange(lanes)
@@ -388,7 +388,7 @@ def record_dealt(cfg: ExitConfig, policy_path: str, n: int, seed: int, leaf_path
 def _record_task(args) -> tuple[int, dict]:
     cfg_dict, policy_path, n, seed, index, leaf_path = args
     cfg = ExitConfig(**cfg_dict)
-    if cfg.worlds_from == "dealt" and not cfg.resolved_rules().uses_stock:
+    if cfg.worlds_from == "dealt":
         return index, record_dealt(cfg, policy_path, n, seed, leaf_path)
     return index, record_part(cfg, policy_path, n, seed, leaf_path)
 
