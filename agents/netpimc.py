@@ -287,53 +287,42 @@ class NetSearch:
         self.rollouts = NetRollouts(policy, rules, leaf, batched)
         self.layout = ActionLayout(rules)
 
-    def decide(self, obs: np.ndarray, mask: np.ndarray, v, dealt: Game | None = None) -> Decision:
+    def decide(self, obs: np.ndarray, mask: np.ndarray, v) -> Decision:
         """The decision of the seat to move at ``v`` (``obs``, ``mask``: its Observer vector and legal mask):
-        searched at a bid, trump or card with a choice, else the network's. ``dealt`` (the real game ``v``
-        is a view of): each legal action is scored in that game's own cards, one world, instead of sampled
-        ones, and the network's own choice is played, since the seat may not act on cards it cannot see
-        (what expert iteration records with ``worlds_from: dealt``)."""
+        searched at a bid, trump or card with a choice, else the network's."""
         hint = heuristic_action(v, self.layout) if self.rollouts.hint else None
         x, m, act_src = policy_input(obs, mask, self.policy.transform, hint)
         net = self.policy.act_input(x, m, act_src)
         legal = list(v.legal)
         if len(legal) == 1 or v.phase not in SEARCHED:
             return Decision(net, net, x, m, act_src)
-        if dealt is not None:
-            means = self.outcomes(v, legal, dealt)[:, 0]
-            return Decision(net, net, x, m, act_src, dict(zip(legal, means.tolist())))
         action, means = self.search(v, legal, net)
         return Decision(action, net, x, m, act_src, dict(zip(legal, means.tolist())))
 
-    def decide_in(self, g: Game, seat: int, live: LiveTable, dealt: bool = False):
+    def decide_in(self, g: Game, seat: int, live: LiveTable):
         """(``decide`` for ``seat``, to move in ``g``, its InfoState): the observation from ``live``, kept in
-        step with ``g``, and a fresh legal mask (without a transform the Decision keeps it as its mask).
-        ``dealt``: score the actions in ``g``'s own cards instead of sampled worlds."""
+        step with ``g``, and a fresh legal mask (without a transform the Decision keeps it as its mask)."""
         v = g.info_state(seat)
         mask = np.zeros(self.layout.size, bool)
         mask[list(v.legal)] = True
-        return self.decide(live.observe(seat), mask, v, g if dealt else None), v
+        return self.decide(live.observe(seat), mask, v), v
 
-    def outcomes(self, v, legal: list[int], dealt: Game | None = None) -> np.ndarray:
-        """Rollout outcomes, ``[len(legal), worlds]``: every legal action in every sampled world, or, given
-        the real game ``dealt``, ``[len(legal), 1]`` in its own cards (its hidden discards and stock too)."""
-        n = 1 if dealt is not None else self.worlds
-        voids = void_masks(v) if dealt is None else None
+    def outcomes(self, v, legal: list[int]) -> np.ndarray:
+        """Rollout outcomes, ``[len(legal), worlds]``: every legal action in every sampled world."""
+        voids = void_masks(v)
         if self.rollouts.batched:  # (no stock game: every hidden card is in a hand)
-            hands = [list(dealt.hands)] if dealt is not None else [
-                sample_world(self.rng, v, voids, self.read_bids)[0] for _ in range(n)]
+            hands = [sample_world(self.rng, v, voids, self.read_bids)[0] for _ in range(self.worlds)]
             return self.rollouts.worlds(v, hands, legal)
         side = self.rules.side_of(v.seat)
         games = []
-        for _ in range(n):
-            world = dealt.hand_world() if dealt is not None else Game.from_info_state(
-                v, *sample_world(self.rng, v, voids, self.read_bids))
+        for _ in range(self.worlds):
+            world = Game.from_info_state(v, *sample_world(self.rng, v, voids, self.read_bids))
             for a in legal:
                 g = world.clone()
                 g.apply_legal(a)
                 games.append(g)
         values = self.rollouts.playout(games, [side] * len(games))
-        return np.array(values, np.float64).reshape(n, len(legal)).T
+        return np.array(values, np.float64).reshape(self.worlds, len(legal)).T
 
     def search(self, v, legal: list[int], preferred: int) -> tuple[int, np.ndarray]:
         """(the chosen action, each legal action's mean outcome): the best mean, if it beats the

@@ -235,13 +235,6 @@ class Game:
         g._set_hand(tuple(tuple(h) for h in hands), tuple(stock))
         return g
 
-    def hand_world(self) -> "Game":
-        """A copy of this game that stops after the hand in play (``world_rules``): a search's world of
-        the cards as they really lie, its hidden discards and stock included."""
-        g = self.clone()
-        g.rules = world_rules(self.rules, self.hand_number)
-        return g
-
     def clone(self) -> "Game":
         g = object.__new__(Game)
         for name in _SHARED:

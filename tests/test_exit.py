@@ -129,33 +129,6 @@ def test_worlds_on_the_batched_engine_score_as_the_reference_engines(variant, op
     assert compared >= 40 and ended >= 10  # many decisions, and outcomes that tell actions or worlds apart
 
 
-@pytest.mark.parametrize("variant", ["auction", "ten_point"])  # the batched worlds, and a stock game's reference ones
-def test_the_dealt_world_scores_each_action_as_the_real_hand_would_have_gone(variant):
-    """``worlds_from: dealt``: every legal action's value is what the real game makes of it, played on
-    by the network at every seat to the end of the hand; and the network's own choice is the one played."""
-    rules = pitch_env.rules(variant)
-    policy, _ = load_policy(SHIPPED[variant], rules)
-    search = NetSearch(policy, rules, 1, random.Random(0))
-    rng, checked = random.Random(5), 0
-    for seed in range(3):
-        g = Game(rules, seed=seed)
-        live = LiveTable(Observer(rules))
-        live.sync(g)
-        while g.phase != OVER and g.hand_number <= 2:
-            seat = g.current_seat
-            if len(g.legal_actions()) > 1 and g.phase in (0, 1, 4) and rng.random() < 0.3:
-                d, v = search.decide_in(g, seat, live, dealt=True)
-                assert d.action == d.network and set(d.values) == set(v.legal)
-                for a, value in d.values.items():
-                    real = g.clone()
-                    real.apply(a)
-                    assert one_at_a_time(policy, rules, real, rules.side_of(seat)) == value, (seed, a)
-                checked += 1
-            g.apply(rng.choice(g.legal_actions()))
-            live.sync(g)
-    assert checked >= 8
-
-
 @pytest.mark.parametrize("variant,options,policy_or_hint", BATCHED_RULES + [
     ("ten_point", {}, SHIPPED["ten_point"]),  # the stock exchange: copies hold the hidden discards and stock
     ("ten_point", {"num_players": 3, "player_counts": (3, 4), "partnerships": False}, "heuristic")])
@@ -276,17 +249,6 @@ def test_recorded_decisions_are_what_the_network_reads_and_legal():
     over = part["overrode"]
     assert over.any() and (q[over].max(1) == q[over, part["y"][over]]).all()
     assert (q[over, part["y"][over]] > q[over, z[over]]).all()  # and worth more than the network's choice
-
-
-def test_a_recording_in_the_dealt_cards_plays_the_networks_choices_and_values_every_action():
-    cfg = ex.ExitConfig(variant="auction", worlds=1, worlds_from="dealt", target="values")
-    part = ex.record_part(cfg, SHIPPED["auction"], 60, seed=1)
-    policy, _ = load_policy(SHIPPED["auction"], cfg.resolved_rules())
-    z = np.where(part["mask"], policy.logits(part["x"].copy()), -np.inf).argmax(1)
-    assert len(z) == 60 and not part["overrode"].any() and (part["y"] == z).all()
-    assert (part["q"][~part["mask"]] == 0).all()
-    spread = np.where(part["mask"], part["q"], np.nan)
-    assert (np.nanmax(spread, 1) > np.nanmin(spread, 1)).sum() >= 20  # the cards dealt tell actions apart
 
 
 def test_a_batched_recording_in_the_dealt_cards_plays_the_networks_choices_from_every_stage_of_a_game():

@@ -287,7 +287,7 @@ def record_part(cfg: ExitConfig, policy_path: str, n: int, seed: int, leaf_path:
         legal = g.legal_actions()
         if len(legal) == 1:
             return legal[0]
-        d, v = search.decide_in(g, seat, live, dealt=cfg.worlds_from == "dealt")
+        d, v = search.decide_in(g, seat, live)
         if v.phase in SEARCHED:
             xs.append(np.asarray(d.x, np.float32))
             ms.append(np.asarray(d.mask, bool))
@@ -313,11 +313,11 @@ LANES = 64  # games one dealt recording steps together (``record_dealt``)
 
 def record_dealt(cfg: ExitConfig, policy_path: str, n: int, seed: int, leaf_path: str | None = None,
                  lanes: int = LANES) -> dict[str, np.ndarray]:
-    """``record_part`` for ``worlds_from: dealt``, on the batched engine (stock games too: a copy of a
-    batched game holds its hidden discards and stock, which a search's sampled worlds cannot replay): ``lanes`` self-play games of the network step together, and at every step each game at a
-    searched decision (a bid, trump or card with a choice) has every legal action played out in its own
-    cards in one batch of copies (``NetRollouts.in_own_cards``), where ``record_part`` plays one decision
-    at a time. The games are first played on without recording, until half of them have ended once, then
+    """The recording of ``worlds_from: dealt``, on the batched engine (stock games too: a copy of a
+    batched game holds its hidden discards and stock): ``lanes`` self-play games of the network step
+    together, and at every step each game at a searched decision (a bid, trump or card with a choice)
+    has every legal action played out in its own cards in one batch of copies
+    (``NetRollouts.in_own_cards``). The games are first played on without recording, until half of them have ended once, then
     each a random number of moves up to that many, so that the decisions a part keeps come from all
     stages of a game, as a long run of one game's decisions would, rather than from the games' openings
     (and no part waits on the longest of its games)."""
@@ -334,7 +334,7 @@ def record_dealt(cfg: ExitConfig, policy_path: str, n: int, seed: int, leaf_path
     policy, _ = load_policy(policy_path, rules)
     rng = random.Random(seed)
     leaf = load_game_value(leaf_path, rules) if leaf_path else None
-    net = NetRollouts(policy, rules, leaf)  # (its own batched engine either way: ``batched`` is how a search plays sampled worlds)
+    net = NetRollouts(policy, rules, leaf)  # (``batched`` is how a search plays sampled worlds; copies are batched)
     e = BatchEngine(rules, lanes)
     heuristic = BatchHeuristic(e) if net.hint else None
     every = np.arange(lanes)
