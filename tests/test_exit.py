@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import numpy as np
@@ -251,8 +251,18 @@ def test_recorded_decisions_are_what_the_network_reads_and_legal():
     assert (q[over, part["y"][over]] > q[over, z[over]]).all()  # and worth more than the network's choice
 
 
+def test_a_recording_in_the_dealt_cards_goes_to_the_batched_recording(monkeypatch):
+    """Every recording of ``worlds_from: dealt`` (the workers call ``record_part``) is ``record_dealt``'s:
+    no searching teacher records it one game at a time."""
+    calls = []
+    monkeypatch.setattr(ex, "record_dealt", lambda *args: calls.append(args) or {"rows": args[2]})
+    cfg = ex.ExitConfig(variant="auction", worlds=1, worlds_from="dealt", target="values")
+    assert ex._record_task((asdict(cfg), SHIPPED["auction"], 7, 3, 5, None)) == (5, {"rows": 7})
+    assert calls == [(cfg, SHIPPED["auction"], 7, 3, None)]
+
+
 def test_a_batched_recording_in_the_dealt_cards_plays_the_networks_choices_from_every_stage_of_a_game():
-    """``record_dealt`` (the batched form of the recording above): the network's greedy choices, every
+    """``record_part`` with ``worlds_from: dealt`` (``record_dealt``): the network's greedy choices, every
     legal action valued and only those, the same part again from the same seed, and decisions from the
     whole game (later hands, at scores other than 0 to 0) rather than only its openings."""
     cfg = ex.ExitConfig(variant="auction", worlds=1, worlds_from="dealt", target="values")
@@ -340,8 +350,6 @@ def test_fold_fits_the_fused_candidate_back_into_the_best_size():
     """fold: true: the candidate has the policy's shape, layout and hint, plays as the fused network (the
     policy plus value_weight times the fitted values) on most rows where the two differ from the policy,
     and the agreement it reports is measured against that fused network on the held-out rows."""
-    from pitch_policy.fuse import fuse
-
     policy, card, part, q, choice = _decisions_with_foreign_values()
     mask, x = part["mask"], part["x"]
     cfg = ex.ExitConfig(target="values", value_weight=100.0, epochs=40, learning_rate=1e-3, batch_size=32,

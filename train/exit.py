@@ -265,7 +265,7 @@ def record_part(cfg: ExitConfig, policy_path: str, n: int, seed: int, leaf_path:
     (pitch_env/loop.py ``play``): the teacher searches one decision at a time and keeps NetSearch's
     Decision, so the batched core (train/lockstep.py), which gathers many games' rows into one forward
     pass, has nothing to batch. ``leaf_path``: the game value the search scores its worlds with
-    (``leaf: game``)."""
+    (``leaf: game``). With ``worlds_from: dealt`` there is no search: ``record_dealt`` records the part."""
     from agents.netpimc import SEARCHED, NetSearch
     from pitch_env.actions import ActionLayout
     from pitch_env.engine import Game
@@ -274,6 +274,8 @@ def record_part(cfg: ExitConfig, policy_path: str, n: int, seed: int, leaf_path:
     from pitch_policy.canonical import shown_action
     from pitch_policy.game_value import load_game_value
 
+    if cfg.worlds_from == "dealt":
+        return record_dealt(cfg, policy_path, n, seed, leaf_path)
     rules = cfg.resolved_rules()
     policy, _ = load_policy(policy_path, rules)
     rng = random.Random(seed)
@@ -313,14 +315,14 @@ LANES = 64  # games one dealt recording steps together (``record_dealt``)
 
 def record_dealt(cfg: ExitConfig, policy_path: str, n: int, seed: int, leaf_path: str | None = None,
                  lanes: int = LANES) -> dict[str, np.ndarray]:
-    """The recording of ``worlds_from: dealt``, on the batched engine (stock games too: a copy of a
+    """``record_part`` for ``worlds_from: dealt``, on the batched engine (stock games too: a copy of a
     batched game holds its hidden discards and stock): ``lanes`` self-play games of the network step
     together, and at every step each game at a searched decision (a bid, trump or card with a choice)
     has every legal action played out in its own cards in one batch of copies
-    (``NetRollouts.in_own_cards``). The games are first played on without recording, until half of them have ended once, then
-    each a random number of moves up to that many, so that the decisions a part keeps come from all
-    stages of a game, as a long run of one game's decisions would, rather than from the games' openings
-    (and no part waits on the longest of its games)."""
+    (``NetRollouts.in_own_cards``). The games are first played on without recording, until half of
+    them have ended once, then each a random number of moves up to that many, so that the decisions a
+    part keeps come from all stages of a game, as a long run of one game's decisions would, rather than
+    from the games' openings (and no part waits on the longest of its games)."""
     from agents.batch_heuristic import BatchHeuristic
     from agents.netpimc import SEARCHED, NetRollouts
     from pitch_env.batch import BatchEngine
@@ -387,10 +389,7 @@ def record_dealt(cfg: ExitConfig, policy_path: str, n: int, seed: int, leaf_path
 
 def _record_task(args) -> tuple[int, dict]:
     cfg_dict, policy_path, n, seed, index, leaf_path = args
-    cfg = ExitConfig(**cfg_dict)
-    if cfg.worlds_from == "dealt":
-        return index, record_dealt(cfg, policy_path, n, seed, leaf_path)
-    return index, record_part(cfg, policy_path, n, seed, leaf_path)
+    return index, record_part(ExitConfig(**cfg_dict), policy_path, n, seed, leaf_path)
 
 
 # ---------------------------------------------------------------------- the game value (leaf: game)
