@@ -266,6 +266,8 @@ def record_part(cfg: ExitConfig, policy_path: str, n: int, seed: int, leaf_path:
     Decision, so the batched core (train/lockstep.py), which gathers many games' rows into one forward
     pass, has nothing to batch. ``leaf_path``: the game value the search scores its worlds with
     (``leaf: game``). With ``worlds_from: dealt`` there is no search: ``record_dealt`` records the part."""
+    if cfg.worlds_from == "dealt":
+        return record_dealt(cfg, policy_path, n, seed, leaf_path)
     from agents.netpimc import SEARCHED, NetSearch
     from pitch_env.actions import ActionLayout
     from pitch_env.engine import Game
@@ -274,8 +276,6 @@ def record_part(cfg: ExitConfig, policy_path: str, n: int, seed: int, leaf_path:
     from pitch_policy.canonical import shown_action
     from pitch_policy.game_value import load_game_value
 
-    if cfg.worlds_from == "dealt":
-        return record_dealt(cfg, policy_path, n, seed, leaf_path)
     rules = cfg.resolved_rules()
     policy, _ = load_policy(policy_path, rules)
     rng = random.Random(seed)
