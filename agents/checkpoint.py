@@ -28,7 +28,7 @@ _NAME = re.compile(r"[A-Za-z0-9_+=-][A-Za-z0-9_.+=-]{0,99}")  # a shipped agent'
 # The strongest shipped agent of each game: first in its round robin (docs/leaderboard.md, "The
 # strongest agent of each game", which a test keeps equal to this table). `pitch play` seats it and
 # `make run` compares its new agent with it.
-STRONGEST = {"setback": "setback_values", "auction": "auction_values", "ten_point": "ten_point_dealt"}
+STRONGEST = {"setback": "setback_dealt_5m", "auction": "auction_values", "ten_point": "ten_point_dealt"}
 
 
 def strongest(variant: str) -> str | None:

@@ -109,8 +109,8 @@ def test_an_out_folder_that_is_a_file_or_holds_another_leaderboard_is_refused(tm
 
 def test_the_entrants_are_the_baselines_and_the_games_shipped_agents():
     assert entrants("setback") == ["random", "heuristic", "pimc:12", "checkpoint:setback", "checkpoint:setback_base",
-                                   "checkpoint:setback_dealt", "checkpoint:setback_fused", "checkpoint:setback_scratch",
-                                   "checkpoint:setback_values"]
+                                   "checkpoint:setback_dealt", "checkpoint:setback_dealt_5m", "checkpoint:setback_fused",
+                                   "checkpoint:setback_scratch", "checkpoint:setback_values"]
     assert entrants("auction") == ["random", "heuristic", "pimc:12", "checkpoint:auction", "checkpoint:auction_base",
                                    "checkpoint:auction_scratch", "checkpoint:auction_scratch_ppo", "checkpoint:auction_values"]
 

@@ -111,9 +111,9 @@ def test_pitch_play_under_changed_rules_seats_the_heuristic(monkeypatch, capsys)
 def test_make_run_compares_its_agent_with_the_games_strongest_agent():
     from train.cli import run_opponents
 
-    assert run_opponents("setback") == ["random", "heuristic", "checkpoint:setback_values"]
+    assert run_opponents("setback") == ["random", "heuristic", "checkpoint:setback_dealt_5m"]
     best = agents.make(run_opponents("setback")[2], pitch_env.env("setback"))
-    assert best.card["sha256"] == read_policy(ROOT / "checkpoints" / "setback_values")[1]["sha256"]
+    assert best.card["sha256"] == read_policy(ROOT / "checkpoints" / "setback_dealt_5m")[1]["sha256"]
 
 
 def test_pimcnet_takes_a_shipped_name_too():
