@@ -25,8 +25,9 @@ SHIPPED_DIR = Path(__file__).resolve().parent.parent / "checkpoints"
 _NAME = re.compile(r"[A-Za-z0-9_+=-][A-Za-z0-9_.+=-]{0,99}")  # a shipped agent's folder name
 
 
-# The strongest shipped agent of each game: first in its round robin (docs/leaderboard.md, "The
-# strongest agent of each game", which a test keeps equal to this table). `pitch play` seats it and
+# The strongest shipped agent of each game: first in its round robin, or, where the first ratings sit within
+# the round robin's noise, in 4,000-game tournaments (docs/leaderboard.md, "The strongest agent of each
+# game", which a test keeps equal to this table). `pitch play` seats it and
 # `make run` compares its new agent with it.
 STRONGEST = {"setback": "setback_dealt_5m", "auction": "auction_values", "ten_point": "ten_point_dealt"}
 
