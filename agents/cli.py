@@ -17,6 +17,7 @@ from pitch_env.render import render_hand, render_record
 from .base import turns
 from .cli_checks import check_counts, check_output_path, check_specs, fail, split_specs, term_as_interrupt
 from .checkpoint import strongest
+from .workers import WorkerDied
 
 
 class _Help(argparse.HelpFormatter):
@@ -160,6 +161,9 @@ def cmd_tournament(args) -> int:
         return fail(str(e))
     except KeyboardInterrupt:  # while the agents were still being built: nothing played yet
         return fail("interrupted before the first game")
+    except WorkerDied as e:
+        return fail(f"{e}; " + ("the games played so far are in --results: rerun the same command with --resume "
+                                "to finish" if args.results else "add --results FILE to keep the games as they finish"))
     report.print_result(result)
     try:
         if args.json:

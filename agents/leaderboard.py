@@ -301,6 +301,7 @@ def register(subparsers, formatter) -> None:
 
 def cmd_leaderboard(args) -> int:
     from .cli_checks import check_counts, check_specs, fail, split_specs, term_as_interrupt
+    from .workers import WorkerDied
 
     out = Path(args.out or f"runs/leaderboard_{args.variant}")
     try:
@@ -325,6 +326,8 @@ def cmd_leaderboard(args) -> int:
         return fail(str(e))
     except KeyboardInterrupt:
         return fail("interrupted before the first game; run the same command again")
+    except WorkerDied as e:
+        return fail(f"{e}; the games played so far are kept in {out}/games: run the same command again to go on")
     try:
         md = write_outputs(board, out)
     except OSError as e:

@@ -20,7 +20,7 @@ from . import spec_weights
 from .base import turns
 from .stats import Rating, openskill_ratings, wilson
 from .tournament_log import GameResult, ResultsLog
-from .workers import check_workers
+from .workers import Workers, check_workers
 
 AgentSpec = str | Callable  # a spec for agents.make, or factory(env, seed) -> Agent (picklable for workers > 1)
 
@@ -246,10 +246,8 @@ def run_tournament(rules: str | pitch_env.Rules = "setback", agents: list[AgentS
             for job in jobs:
                 finished(_play_deal(job))
         elif jobs:
-            import multiprocessing as mp
-
-            with mp.get_context("fork").Pool(workers, _setup, (rules, specs, names, True)) as pool:
-                for part in pool.imap_unordered(_play_deal, jobs):
+            with Workers(workers, "fork", _setup, (rules, specs, names, True)) as pool:
+                for part in pool.unordered(_play_deal, jobs):
                     finished(part)
     except KeyboardInterrupt:
         interrupted = True

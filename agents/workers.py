@@ -1,5 +1,7 @@
-"""How many worker processes this machine can hold: a count that cannot fit (its cores, its free
-memory) is refused in one line before any process starts, never found out by swapping or the OOM killer."""
+"""Worker processes: how many this machine can hold (a count that cannot fit its cores or its free
+memory is refused in one line before any process starts, never found out by swapping or the OOM
+killer), and ``Workers``, the pool every multi-process job runs its tasks in: a worker killed while it
+works raises ``WorkerDied`` in one line instead of leaving the job waiting for it for ever."""
 
 from __future__ import annotations
 
@@ -38,3 +40,65 @@ def check_workers(n: int, option: str) -> None:
         fit = max(1, free // BYTES_PER_WORKER)
         raise ValueError(f"{option} {n}: {n} processes need about {n * BYTES_PER_WORKER / 2**30:.1f} GB, but "
                          f"{free / 2**30:.1f} GB of memory is available: use at most {fit}")
+
+
+class WorkerDied(ChildProcessError):
+    """A worker process ended before it returned its task's result (a signal: the out-of-memory killer,
+    ``kill -9``)."""
+
+
+class Workers:
+    """``n`` processes of the start method ``context`` (``fork`` or ``spawn``), each run through
+    ``initializer(*initargs)`` once, running tasks. ``multiprocessing.Pool`` replaces a worker that dies
+    mid-task and waits for its result for ever; here (``concurrent.futures.ProcessPoolExecutor``
+    underneath) that task, and every one after it, raises ``WorkerDied``. Leaving the ``with`` block on
+    an exception (Ctrl-C, a stop, a dead worker) ends the workers at once, as ``Pool`` does."""
+
+    def __init__(self, n: int, context: str = "fork", initializer=None, initargs: tuple = ()):
+        import multiprocessing as mp
+        from concurrent.futures import ProcessPoolExecutor
+
+        self._pool = ProcessPoolExecutor(n, mp_context=mp.get_context(context), initializer=initializer,
+                                         initargs=initargs)
+
+    def __enter__(self) -> "Workers":
+        return self
+
+    def __exit__(self, kind, value, tb) -> None:
+        if kind is None:
+            self._pool.shutdown(wait=True)
+        else:
+            self.terminate()
+
+    def terminate(self) -> None:
+        """End every worker now, running or idle, and drop the tasks not started."""
+        processes = list((getattr(self._pool, "_processes", None) or {}).values())
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        for proc in processes:
+            if proc.is_alive():
+                proc.kill()
+        for proc in processes:
+            proc.join()
+
+    def _results(self, futures, ordered: bool):
+        from concurrent.futures import as_completed
+        from concurrent.futures.process import BrokenProcessPool
+
+        try:
+            for future in (futures if ordered else as_completed(futures)):
+                yield future.result()
+        except BrokenProcessPool:
+            raise WorkerDied("a worker process was killed before it finished its task (by the out-of-memory "
+                             "killer or a signal)") from None
+
+    def unordered(self, fn, tasks):
+        """``fn(task)`` for each of ``tasks``, as they finish."""
+        return self._results([self._pool.submit(fn, task) for task in tasks], ordered=False)
+
+    def ordered(self, fn, tasks):
+        """``fn(task)`` for each of ``tasks``, in the tasks' order."""
+        return self._results([self._pool.submit(fn, task) for task in tasks], ordered=True)
+
+    def apply(self, fn, args: tuple):
+        """``fn(*args)`` in a worker."""
+        return next(self._results([self._pool.submit(fn, *args)], ordered=True))

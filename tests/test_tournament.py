@@ -9,6 +9,7 @@ import pytest
 import pitch_cli
 import pitch_env
 from agents.stats import openskill_ratings, wilson
+from agents.tournament import _play_deal as _real_play_deal
 from agents.tournament import deal_seed, run_tournament, seatings
 
 
@@ -379,3 +380,61 @@ def test_make_run_prints_its_table_in_the_tournaments_style(capsys, monkeypatch,
 
     print_result(run_tournament("setback", ["heuristic", "random"], games=2, seed=1, max_hands=1))
     assert "┃ agent" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------- a worker killed mid-task
+def _killed(task):
+    """A task whose worker process dies (as the out-of-memory killer ends one): SIGKILL, no result."""
+    import os
+    import signal
+
+    if task == 3:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return task * task
+
+
+@pytest.mark.parametrize("context", ["fork", "spawn"])
+def test_a_worker_killed_mid_task_raises_instead_of_waiting_for_ever(context, within_seconds):
+    """multiprocessing.Pool replaces a killed worker and waits for its task's result for ever; the pool
+    every multi-process job runs in raises WorkerDied, and its other workers end with it."""
+    import multiprocessing
+
+    from agents.workers import WorkerDied, Workers
+
+    with Workers(2, context) as pool:
+        assert sorted(pool.unordered(_killed, [0, 1, 2])) == [0, 1, 4]
+        assert list(pool.ordered(_killed, [2, 1, 0])) == [4, 1, 0] and pool.apply(_killed, (5,)) == 25
+    for run in (lambda p: list(p.unordered(_killed, range(6))), lambda p: p.apply(_killed, (3,))):
+        with pytest.raises(WorkerDied, match="killed before it finished"):
+            with Workers(2, context) as pool:
+                run(pool)
+        assert not multiprocessing.active_children()  # the other worker ended too
+
+
+def test_a_tournament_whose_worker_is_killed_stops_in_one_line_and_keeps_its_games(tmp_path, capsys, monkeypatch,
+                                                                                    within_seconds):
+    import agents.tournament as tournament
+
+    results = tmp_path / "games.jsonl"
+    argv = ["tournament", "--agents", "heuristic,random", "--games", "8", "--workers", "2", "--seed", "3",
+            "--results", str(results)]
+    play = tournament._play_deal
+    monkeypatch.setattr(tournament, "_play_deal", _kill_on_third_deal)
+    capsys.readouterr()
+    assert pitch_cli.main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert "killed before it finished" in err and "--resume" in err and "\n" not in err and "Traceback" not in err
+    monkeypatch.setattr(tournament, "_play_deal", play)
+    kept = results.read_text().count("\n")
+    assert pitch_cli.main(argv + ["--resume"]) == 0  # the deals played before the kill are not played again
+    assert "8 games (4 deals × 2 seatings)" in capsys.readouterr().out
+    assert 0 < kept < results.read_text().count("\n")
+
+
+def _kill_on_third_deal(job):
+    import os
+    import signal
+
+    if job[1] == 2:  # the deal's number
+        os.kill(os.getpid(), signal.SIGKILL)
+    return _real_play_deal(job)

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 from .config import ConfigError
+from agents.workers import WorkerDied
 
 QUICK_CONFIG = Path("configs/quick.yaml")
 GAMES = 100  # duplicate-deal games of `make run`'s table, per opponent
@@ -64,6 +65,10 @@ def cmd_train(args) -> int:
         return 130
     except (ConfigError, CheckpointError, FileNotFoundError, FileExistsError) as e:
         print(f"error: {e}", file=sys.stderr)
+        return 2
+    except WorkerDied as e:
+        print(f"error: {e}; free memory or lower workers, then pitch train --resume RUN_DIR goes on from the "
+              f"run's last checkpoint", file=sys.stderr)
         return 2
     print(f"run directory: {run}\npolicy: {run / 'checkpoint' / 'policy.safetensors'} "
           f"(play it with agent spec checkpoint:{run / 'checkpoint' / 'policy.safetensors'})")

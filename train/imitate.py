@@ -20,7 +20,6 @@ be the one PPO uses), and ``pretrain`` fits only their policy.
 
 from __future__ import annotations
 
-import multiprocessing as mp
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -171,8 +170,10 @@ def collect(rules, spec: str, decisions: int, transform, seed: int, against: str
             for k, m in enumerate(sizes)]
     if workers == 1:
         return _collect_part(jobs[0])
-    with mp.get_context("fork").Pool(workers) as pool:
-        return Demos.concat(pool.map(_collect_part, jobs))
+    from agents.workers import Workers
+
+    with Workers(workers, "fork") as pool:
+        return Demos.concat(list(pool.ordered(_collect_part, jobs)))
 
 
 def save_demos(path: str | Path, demos: Demos) -> None:
