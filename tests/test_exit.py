@@ -1031,3 +1031,88 @@ def test_a_starts_lineage_names_the_config_of_its_recipes_last_command_only(tmp_
     (tmp_path / "binary").mkdir()
     (tmp_path / "binary" / "README.md").write_bytes(b"## Recipe\n\xff\xfe --config x.yaml\n")
     assert agent_origin(str(tmp_path / "binary")) == "`binary`"  # not text: no recipe, no traceback
+
+
+# ---------------------------------------------------------------- a run's action values fitted again
+@pytest.fixture(scope="module")
+def valued(tmp_path_factory):
+    """A finished two-generation target: values run (not folded, weight 2; gate_min 0: generation 1 kept, so
+    generation 2 starts from it), its fits replaying the generation before."""
+    from pitch_cli import main
+
+    root = tmp_path_factory.mktemp("values")
+    assert main(["exit", "--set", f"runs_dir={root}", "run_name=v", *SMALL, "generations=2", "replay=2",
+                 "target=values", "value_weight=2"]) == 0
+    rows = ex.Run(root / "v").rows
+    assert rows[0]["kept"] and rows[1]["fitted"] == 2000
+    return root / "v"
+
+
+def values_of(capsys, *argv) -> tuple[int, str, str]:
+    """``pitch exit --values-of ...``'s exit status, stdout and stderr (failing on a traceback or a second
+    line of error)."""
+    from pitch_cli import main
+
+    capsys.readouterr()
+    rc = main(["exit", "--values-of", *argv])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err and err.count("\n") <= 1, err
+    return rc, out, err.strip()
+
+
+def test_a_generations_values_fitted_again_fuse_with_its_start_into_exactly_its_candidate(valued, tmp_path, capsys):
+    """The values ``--values-of`` writes, fused with the network the generation started from at the run's
+    weight, are the generation's candidate to the bit: the same parts, seed and settings as its fit."""
+    from pitch_policy.fuse import fuse
+
+    rules = pitch_env.rules("setback")
+    rc, out, err = values_of(capsys, str(valued), "--generation", "2", "--out", str(tmp_path / "values"))
+    assert rc == 0, err
+    row = ex.Run(valued).rows[1]
+    assert f"fitted 2,000 decisions" in out and f"loss {row['loss']:.6g} (the run's fit: {row['loss']:.6g})" in out
+    start_path = valued / "gen_1" / "policy.safetensors"  # generation 1 was kept: generation 2 started there
+    assert f"pitch fuse {start_path} {tmp_path / 'values' / 'policy.safetensors'} --weights 1,2 " in out
+    values, card = load_policy(tmp_path / "values", rules)
+    start, start_card = load_policy(start_path, rules)
+    assert values.shape == start.shape and card["values_of"]["generation"] == 2 and "exit" not in card
+    fused, _ = fuse([(start, start_card, "start"), (values, card, "values")], [1.0, 2.0])
+    cand, _ = load_policy(valued / "gen_2" / "policy.safetensors", rules)
+    assert len(fused.layers) == len(cand.layers)
+    for (w, b), (cw, cb) in zip(fused.layers, cand.layers):
+        assert np.array_equal(w, cw) and np.array_equal(b, cb)
+    # generation 1 started from the run's start, and its values differ from generation 2's
+    rc, out, err = values_of(capsys, str(valued), "--generation", "1", "--out", str(tmp_path / "v1.safetensors"),
+                             "--set", "torch_threads=1")
+    assert rc == 0, err
+    assert f"pitch fuse {SHIPPED['setback']} " in out
+    assert not np.array_equal(load_policy(tmp_path / "v1.safetensors", rules)[0].layers[-1][0], values.layers[-1][0])
+
+
+@pytest.mark.parametrize("argv,words", [
+    (["--generation", "3"], "finished generations 1 to 2"), (["--generation", "0"], "finished generations 1 to 2"),
+    (["--generation", "1", "--set", "value_weight=4"], "only torch_threads"),
+    (["--generation", "1", "--set", "torch_threads=0"], "'torch_threads'"),
+    (["--generation", "1", "--config", "configs/exit/setback_recipe.yaml"], "go together"),
+    (["--generation", "1", "--out", "EXISTS"], "exists"), (["--generation", "1", "--out", ""], "go together"),
+    (["--generation", "1", "--out", "UNDER_A_FILE"], "a_file' is not a folder"),
+    (["--generation", "2", "MISSING_PART"], "part_0.npz' is missing"),
+    (["--generation", "1", "SEARCH_RUN"], "only a target: values run"),
+])
+def test_values_of_refuses_bad_requests_in_one_line_before_any_fit(valued, finished, tmp_path, capsys, argv, words):
+    import shutil
+
+    run, out = valued, tmp_path / "out.safetensors"
+    if "MISSING_PART" in argv or "SEARCH_RUN" in argv:
+        run = copy_run(finished if "SEARCH_RUN" in argv else valued, tmp_path)
+        if "MISSING_PART" in argv:
+            (run / "gen_1" / "part_0.npz").unlink()  # generation 2's fit replays generation 1
+        argv = argv[:-1]
+    (tmp_path / "a_file").write_text("")
+    named = {"EXISTS": str(valued / "best.safetensors"), "UNDER_A_FILE": str(tmp_path / "a_file" / "v.safetensors")}
+    argv = [named.get(a, a) for a in argv]
+    if "--out" not in argv:
+        argv += ["--out", str(out)]
+    before = sorted(str(p) for p in run.rglob("*"))
+    rc, _, err = values_of(capsys, str(run), *argv)
+    assert rc == 2 and err.startswith("error: ") and words in err, err
+    assert not out.exists() and sorted(str(p) for p in run.rglob("*")) == before

@@ -56,6 +56,7 @@ import numpy as np
 
 from agents.pimc import SWITCH_Z
 from pitch_policy import WEIGHTS_FILE, CheckpointError, PolicyMLP, load_policy, save_policy
+from agents.workers import WorkerDied
 from pitch_env.files import atomic_write
 
 from .config import check_run_name, new_run_dir, plain_name
@@ -435,11 +436,10 @@ def game_value_for(cfg: ExitConfig, run: "Run", say, stop=None) -> str | None:
              for j, first in enumerate(range(0, cfg.leaf_games, VALUE_CHUNK))]
     chunks = []
     with _pool(cfg.workers) as pool:
-        for chunk in pool.imap(_scores_task, tasks):
+        for chunk in pool.ordered(_scores_task, tasks):
             chunks.append(chunk)
             if stop is not None and stop:
-                pool.terminate()
-                raise KeyboardInterrupt
+                raise KeyboardInterrupt  # leaving the pool ends its workers
     with _pool(1) as pool:
         layers, stats = pool.apply(_value_task, (asdict(cfg), chunks, _seed(cfg.seed, 0, -2) % 2**31))
     stats["wall_s"] = time.perf_counter() - t0
@@ -644,6 +644,29 @@ def _policy_of(net, like: PolicyMLP) -> PolicyMLP:
     return PolicyMLP(as_layers(net), like.activation, like.transform, like.hint)
 
 
+def load_parts(paths: list, size: int, actions: int) -> tuple[np.ndarray, ...]:
+    """The decisions of the parts ``paths`` (each checked by ``load_part``) as one array per field: the
+    network's inputs, masks, recorded actions, action values and whether the search overrode the network.
+    Each part is read into its rows of arrays made once: a list of parts and then their concatenation would
+    hold every decision twice (a fit of 5,000,000 setback decisions: 26 GB instead of 13)."""
+    n = len(paths) * PART
+    x, mask = np.empty((n, size), np.float32), np.empty((n, actions), bool)
+    y, q, overrode = np.empty(n, np.int64), np.empty((n, actions), np.float32), np.empty(n, bool)
+    for i, path in enumerate(paths):
+        d, rows = load_part(Path(path), size, actions), slice(i * PART, (i + 1) * PART)
+        x[rows], mask[rows], y[rows], q[rows], overrode[rows] = d["x"], d["mask"], d["y"], d["q"], d["overrode"]
+    return x, mask, y, q, overrode
+
+
+def fit_parts(cfg: ExitConfig, run: "Run", generation: int) -> tuple[list[Path], int, int]:
+    """What the fit of ``generation`` reads: the parts of the generations it replays and its own (in that
+    order), how many of them are its own, and its seed."""
+    stage = stage_of(cfg, generation)
+    earlier = [run.part(g, j) for g in _replayed(cfg, generation)[:-1] for j in range(_wanted(cfg, g))]
+    here = [run.part(generation, j) for j in range(_wanted(cfg, generation))]
+    return earlier + here, len(here), _seed(stage.seed, stage.local(generation), -1)
+
+
 def _fit_task(cfg_dict: dict, best_path: str, part_paths: list[str], current: int, seed: int):
     """In a worker process: the best policy fitted to the recorded parts, of which the last ``current``
     are this generation's; the candidate and its statistics (with how many decisions it was fitted to,
@@ -653,15 +676,8 @@ def _fit_task(cfg_dict: dict, best_path: str, part_paths: list[str], current: in
     cfg = ExitConfig(**cfg_dict)
     rules = cfg.resolved_rules()
     best, card = load_policy(best_path, rules)
-    n, size, actions = len(part_paths) * PART, best.shape[0], ActionLayout(rules).size
-    # each part read into its rows of arrays made once: a list of parts and then their concatenation would
-    # hold every decision twice (a fit of 5,000,000 setback decisions: 26 GB instead of 13)
-    x, mask = np.empty((n, size), np.float32), np.empty((n, actions), bool)
-    y, q, overrode = np.empty(n, np.int64), np.empty((n, actions), np.float32), np.empty(n, bool)
-    for i, path in enumerate(part_paths):
-        d, rows = load_part(Path(path), size, actions), slice(i * PART, (i + 1) * PART)
-        x[rows], mask[rows], y[rows], q[rows], overrode[rows] = d["x"], d["mask"], d["y"], d["q"], d["overrode"]
-    here = overrode[n - current * PART:]
+    x, mask, y, q, overrode = load_parts(part_paths, best.shape[0], ActionLayout(rules).size)
+    here = overrode[len(y) - current * PART:]
     if cfg.target == "values":
         _, cand, stats = fit_values(best, card, x, mask, y, q, cfg, seed)
     else:
@@ -923,26 +939,24 @@ def run_exit(cfg: ExitConfig, run_dir: Path, show: bool = True, stop=None, resum
                 f"({cfg.workers} workers)")
             tasks = [(asdict(scfg), str(run.best), PART, _seed(scfg.seed, local, j), j, leaf) for j in todo]
             with _pool(cfg.workers) as pool:
-                for done, (j, part) in enumerate(pool.imap_unordered(_record_task, tasks), 1):
+                for done, (j, part) in enumerate(pool.unordered(_record_task, tasks), 1):
                     save_part(run.part(k, j), part)
                     el = time.perf_counter() - rec_t0
                     run.recorded(earlier_s + el)
                     if show:
                         print(f"\r  {done}/{len(todo)} parts, {el:.0f} s", end="", flush=True)
                     if stop is not None and stop:
-                        pool.terminate()
-                        raise KeyboardInterrupt
+                        raise KeyboardInterrupt  # leaving the pool ends its workers
             say("")
         record_s = earlier_s + time.perf_counter() - rec_t0
         if stop is not None and stop:
             raise KeyboardInterrupt
         # -- fit
-        earlier = [run.part(g, j) for g in _replayed(cfg, k)[:-1] for j in range(_wanted(cfg, g))]
-        here = [run.part(k, j) for j in range(wanted)]
+        paths, current, fit_seed = fit_parts(cfg, run, k)
         fit_t0 = time.perf_counter()
         with _pool(1) as pool:
-            cand, stats = pool.apply(_fit_task, (asdict(cfg), str(run.best), [str(p) for p in earlier + here],
-                                                 len(here), _seed(scfg.seed, local, -1)))
+            cand, stats = pool.apply(_fit_task, (asdict(cfg), str(run.best), [str(p) for p in paths], current,
+                                                 fit_seed))
         fit_s = time.perf_counter() - fit_t0
         steps = int(card.get("training_steps", 0)) + stats["fitted"]
         cand_path = gdir / WEIGHTS_FILE
@@ -979,16 +993,63 @@ def run_exit(cfg: ExitConfig, run_dir: Path, show: bool = True, stop=None, resum
     return run
 
 
+def generation_start(cfg: ExitConfig, run: Run, generation: int) -> Path:
+    """The network generation ``generation`` started from: the candidate of the last generation before it
+    that the gate kept, or generation 0's policy."""
+    kept = [r["generation"] for r in run.rows[:generation - 1] if r["kept"]]
+    return run.gen_dir(kept[-1]) / WEIGHTS_FILE if kept else Path(start_policy(cfg, run.path))
+
+
+def refit_values(run_dir: Path, generation: int, out: Path, torch_threads=None, say=print) -> dict:
+    """The action values of a finished generation of a ``target: values`` run fitted again, as its fit did
+    (its parts, its seed, the run's settings; ``torch_threads``: another thread count), and written alone
+    to ``out``, so ``pitch fuse START OUT --weights 1,W`` weighs them at any W. Every file is checked
+    before the fit. Returns the start it was fitted on, the fit's loss and the run's, decisions, seconds."""
+    t0 = time.perf_counter()
+    saved = read_run_json(run_dir / "config.json", "config")
+    if torch_threads is None:
+        cfg = make_exit_config(saved, repr(str(run_dir / "config.json")))
+    else:
+        cfg = make_exit_config({**saved, "torch_threads": torch_threads}, "--set")
+    if cfg.target != "values":
+        raise ConfigError(f"the run in {str(run_dir)!r} fits its network to the search's actions (target: "
+                          f"{cfg.target}): only a target: values run has action values to fit again")
+    run = Run(run_dir)
+    run.check(cfg)
+    if not 1 <= generation <= len(run.rows):
+        done = f"generations 1 to {len(run.rows)}" if run.rows else "no generation"
+        raise ConfigError(f"--generation {generation}: the run in {str(run_dir)!r} has finished {done}; give one of them")
+    rules = cfg.resolved_rules()
+    start = generation_start(cfg, run, generation)
+    policy, card = load_policy(start, rules)
+    paths, _, seed = fit_parts(cfg, run, generation)
+    for path in paths:
+        if kind_of(path) != "file":
+            raise ResumeError(f"{str(path)!r} is missing or not a file: generation {generation}'s fit read it; "
+                              f"restore it")
+    x, mask, y, q, _ = load_parts(paths, policy.shape[0], _action_size(rules))
+    say(f"fitting generation {generation}'s action values again: {len(y):,} decisions, started from {start}")
+    values, _, stats = fit_values(policy, card, x, mask, y, q, replace(cfg, fold=False), seed)
+    meta = {k: v for k, v in card.items() if k != "exit"}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    save_policy(out, values, dict(meta, network={"shape": values.shape, "activation": values.activation},
+                                  values_of={"run": str(run_dir), "generation": generation, "start": str(start)}))
+    return {"start": str(start), "loss": stats["loss"], "run_loss": run.rows[generation - 1].get("loss"),
+            "decisions": int(len(y)), "seconds": time.perf_counter() - t0, "value_weight": cfg.value_weight}
+
+
 def _pool(workers: int):
     """Worker processes started fresh (``spawn``), not forked: the fit runs torch's thread pool, and a
     process forked from one holding its locks can hang for good (seen here: a recording pool stuck in
     futex waits after a fit). The orchestrating process itself never runs torch, so the tournament's
-    forked workers are safe too."""
+    forked workers are safe too. A worker killed mid-task (the out-of-memory killer) raises WorkerDied."""
     import os
+
+    from agents.workers import Workers
 
     from .stop import spawned_worker
 
-    return mp.get_context("spawn").Pool(workers, spawned_worker, (os.getpid(),))
+    return Workers(workers, "spawn", spawned_worker, (os.getpid(),))
 
 
 def _seed(seed: int, generation: int, part: int) -> int:
@@ -1011,6 +1072,12 @@ def register(subparsers) -> None:
     p.add_argument("--config", help="YAML config (configs/exit/*.yaml, configs/auction_scratch.yaml); keys: train/exit.py ExitConfig")
     p.add_argument("--set", dest="overrides", action="extend", nargs="+", default=[], metavar="KEY=VALUE")
     p.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR")
+    p.add_argument("--values-of", metavar="RUN_DIR", help="fit the action values of a finished generation "
+                   "(--generation) of the target: values run in RUN_DIR again, as its fit did, and write them "
+                   "alone to --out, to be fused at any weight with pitch fuse")
+    p.add_argument("--generation", type=int, metavar="K", help="with --values-of: the generation")
+    p.add_argument("--out", metavar="PATH", help="with --values-of: the .safetensors file, or the folder for "
+                   "policy.safetensors, to write")
     p.set_defaults(func=cmd_exit)
 
 
@@ -1028,6 +1095,8 @@ def cmd_exit(args) -> int:
     from .stop import StopFlag
 
     try:
+        if any(getattr(args, key, None) is not None for key in ("values_of", "generation", "out")):  # not via pitch train
+            return _cmd_values_of(args)
         if args.resume:
             run_dir = Path(args.resume)
             saved = read_run_json(run_dir / "config.json", "config")
@@ -1055,8 +1124,43 @@ def cmd_exit(args) -> int:
             except (KeyboardInterrupt, Interrupted):  # Interrupted: stopped while training generation 0
                 print(f"\nstopped; continue with: pitch exit --resume {run_dir}", file=sys.stderr)
                 return 130
+            except WorkerDied as e:  # the parts recorded before it are kept
+                print(f"error: {e}; free memory (a fit holds all its decisions) or lower workers, then continue "
+                      f"with: pitch exit --resume {run_dir}", file=sys.stderr)
+                return 2
     except (ConfigError, CheckpointError, FileExistsError, FileNotFoundError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     print(f"run directory: {run.path}\nbest policy: {run.best} (agent spec checkpoint:{run.best})")
+    return 0
+
+
+def _cmd_values_of(args) -> int:
+    """pitch exit --values-of RUN_DIR --generation K --out PATH (errors raise for cmd_exit to print)."""
+    if not args.values_of or args.generation is None or not args.out or args.config or args.resume:
+        raise ConfigError("--values-of RUN_DIR, --generation K and --out PATH go together, without --config or "
+                          "--resume: e.g. pitch exit --values-of runs/exit_x --generation 2 --out values.safetensors")
+    threads = None
+    for text in args.overrides:
+        key, value = parse_override(text)
+        if key != "torch_threads":
+            raise ConfigError(f"--set {key}: fitting a run's values again reads its own settings; only "
+                              f"torch_threads can change")
+        threads = value
+    out = Path(args.out)
+    if out.suffix != ".safetensors":
+        out = out / WEIGHTS_FILE
+    above = next((a for a in reversed(out.parents) if a.exists() and not a.is_dir()), None)
+    if above is not None or out.exists() or out.is_symlink():
+        what = f"{str(above)!r} is not a folder" if above is not None else f"{str(out)!r} exists"
+        raise FileExistsError(f"--out {args.out!r}: {what}; give another --out")
+    try:
+        done = refit_values(Path(args.values_of), args.generation, out, threads)
+    except KeyboardInterrupt:
+        print("\nstopped; nothing written", file=sys.stderr)
+        return 130
+    run_loss = "" if done["run_loss"] is None else f" (the run's fit: {done['run_loss']:.6g})"
+    print(f"fitted {done['decisions']:,} decisions in {done['seconds']:.0f} s: loss {done['loss']:.6g}{run_loss}\n"
+          f"values: {out}\nweigh them: pitch fuse {done['start']} {out} --weights 1,{done['value_weight']:g} "
+          f"--games 0 --out FOLDER")
     return 0
