@@ -14,19 +14,29 @@ BYTES_PER_WORKER = 150 * 2**20
 WORKERS_PER_CORE = 4
 
 
-def available_memory() -> int | None:
-    """Bytes of memory available to new processes now (Linux: MemAvailable), or None if unknown."""
+def _meminfo(key: str, pages: str) -> int | None:
+    """Bytes of ``key`` in /proc/meminfo (Linux), else of sysconf's ``pages``; None if unknown."""
     try:
         with open("/proc/meminfo") as f:
             for line in f:
-                if line.startswith("MemAvailable:"):
+                if line.startswith(key + ":"):
                     return int(line.split()[1]) * 1024
     except (OSError, ValueError, IndexError):
         pass
     try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        return os.sysconf(pages) * os.sysconf("SC_PAGE_SIZE")
     except (OSError, ValueError, AttributeError):
         return None
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available to new processes now (Linux: MemAvailable), or None if unknown."""
+    return _meminfo("MemAvailable", "SC_AVPHYS_PAGES")
+
+
+def total_memory() -> int | None:
+    """Bytes of memory this machine has (Linux: MemTotal), or None if unknown."""
+    return _meminfo("MemTotal", "SC_PHYS_PAGES")
 
 
 def check_workers(n: int, option: str) -> None:

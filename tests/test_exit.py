@@ -1116,3 +1116,28 @@ def test_values_of_refuses_bad_requests_in_one_line_before_any_fit(valued, finis
     rc, _, err = values_of(capsys, str(run), *argv)
     assert rc == 2 and err.startswith("error: ") and words in err, err
     assert not out.exists() and sorted(str(p) for p in run.rglob("*")) == before
+
+
+def test_a_fit_larger_than_the_machines_memory_is_refused_before_anything_is_recorded(valued, tmp_path, capsys,
+                                                                                     monkeypatch):
+    """A config whose fits would hold more decisions than the machine's memory is refused in one line
+    before the run directory is made, not found out by the out-of-memory killer hours later; so is
+    fitting such a generation's values again."""
+    import agents.workers
+    from pitch_cli import main
+
+    rules = pitch_env.rules("setback")
+    per = 4 * load_policy(SHIPPED["setback"], rules)[0].shape[0] + ex.FIT_BYTES_PER_ACTION * ActionLayout(rules).size + 9
+    monkeypatch.setattr(agents.workers, "total_memory", lambda: 1500 * per)  # 1,500 decisions fit
+    capsys.readouterr()
+    assert main(["exit", "--set", f"runs_dir={tmp_path}", "run_name=big", *SMALL, "decisions=2000"]) == 2
+    err = capsys.readouterr().err
+    assert "a fit of 2,000 decisions" in err and "lower decisions or replay" in err and err.count("\n") == 1
+    assert not (tmp_path / "big").exists()
+    # 1,000 a generation fit alone, but not with the generation before replayed (replay: 2)
+    assert main(["exit", "--set", f"runs_dir={tmp_path}", "run_name=two", *SMALL, "generations=2", "replay=2"]) == 2
+    assert "a fit of 2,000 decisions" in capsys.readouterr().err and not (tmp_path / "two").exists()
+    rc, _, err = values_of(capsys, str(valued), "--generation", "2", "--out", str(tmp_path / "v2.safetensors"))
+    assert rc == 2 and "a fit of 2,000 decisions" in err and not (tmp_path / "v2.safetensors").exists()
+    monkeypatch.setattr(agents.workers, "total_memory", lambda: None)  # unknown: not checked
+    assert main(["exit", "--set", f"runs_dir={tmp_path}", "run_name=small", *SMALL, "decisions=2000"]) == 0

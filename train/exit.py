@@ -875,6 +875,7 @@ def open_run(cfg: ExitConfig, run_dir: Path) -> tuple[Run, list[int]]:
     todo = []
     if k <= cfg.generations:
         in_size, actions = policy.shape[0], _action_size(rules)
+        check_fit_memory(cfg, range(k, cfg.generations + 1), in_size, actions)
         for g in _replayed(cfg, k)[:-1]:
             for j in run.present_parts(cfg, g, all_needed=True):
                 load_part(run.part(g, j), in_size, actions)
@@ -895,6 +896,27 @@ def open_run(cfg: ExitConfig, run_dir: Path) -> tuple[Run, list[int]]:
     if source == kept:  # a kill between the gate's verdict and the copy
         atomic_write(run.best, lambda tmp: shutil.copyfile(kept, tmp))
     return run, todo
+
+
+FIT_BYTES_PER_ACTION = 17  # a decision's mask (1) and values (4) as loaded, and the fit's float copies of them
+
+
+def check_fit_memory(cfg: ExitConfig, generations: range, in_size: int, actions: int) -> None:
+    """Before any work: ResumeError (one line) if the fit of one of ``generations`` would hold more
+    decisions than this machine's memory, which the out-of-memory killer would find out
+    only after hours of recording. Every fit holds its decisions (its own and those it replays) at once:
+    the network's input (4 bytes a number), the mask and values, the action."""
+    from agents.workers import total_memory
+
+    total = total_memory()
+    if total is None:
+        return
+    most = max(sum(_wanted(cfg, g) * PART for g in _replayed(cfg, k)) for k in generations)
+    need = most * (4 * in_size + FIT_BYTES_PER_ACTION * actions + 9)
+    if need > total:
+        raise ResumeError(f"a fit of {most:,} decisions (decisions × the generations a fit replays) needs about "
+                          f"{need / 2**30:.1f} GB of memory and this machine has {total / 2**30:.1f} GB: lower "
+                          f"decisions or replay")
 
 
 def _action_size(rules) -> int:
@@ -1022,6 +1044,7 @@ def refit_values(run_dir: Path, generation: int, out: Path, torch_threads=None, 
     rules = cfg.resolved_rules()
     start = generation_start(cfg, run, generation)
     policy, card = load_policy(start, rules)
+    check_fit_memory(cfg, range(generation, generation + 1), policy.shape[0], _action_size(rules))
     paths, _, seed = fit_parts(cfg, run, generation)
     for path in paths:
         if kind_of(path) != "file":
@@ -1112,6 +1135,10 @@ def cmd_exit(args) -> int:
         else:
             cfg = load_exit_config(args.config, args.overrides)
             _check_workers(cfg)
+            if cfg.start:  # a start_train run's network is known once trained (open_run checks it then)
+                rules = cfg.resolved_rules()
+                start, _ = load_policy(cfg.start, rules)
+                check_fit_memory(cfg, range(1, cfg.generations + 1), start.shape[0], _action_size(rules))
             name = cfg.run_name or (f"exit_{plain_name(Path(args.config).stem)}" if args.config else "exit")
             run_dir = new_run_dir(cfg.runs_dir, name, "key 'run_name'")
             if run_dir.exists():
