@@ -643,3 +643,24 @@ def test_keys_of_the_batched_ppo_alone_are_refused_on_the_other_paths(key, value
             load_config(None, [path, *where])
         assert "\n" not in str(err.value)
     assert getattr(load_config(None, ["trainer=fast", f"{key}={value}"]), key) == value
+
+
+def test_a_rollout_worker_killed_mid_run_raises_worker_died_not_a_pipe_error(within_seconds):
+    """A worker of the lockstep core gone (the out-of-memory killer) ends the rollout with WorkerDied,
+    which pitch train reports in one line, and the collector still closes."""
+    from agents.workers import WorkerDied
+    from train.lockstep import Collector
+
+    cfg = small_cfg("workers=2", "opponents={random: 1}")
+    _, layers = learner(cfg)
+    collector = Collector(cfg)
+    try:
+        assert len(collector.collect(layers, 64).actions) >= 64  # the workers run
+        proc, _ = collector.workers[1]
+        proc.kill()
+        proc.join()
+        with pytest.raises(WorkerDied, match="killed"):
+            collector.collect(layers, 64)
+    finally:
+        collector.close()
+    assert collector.workers == []

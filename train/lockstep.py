@@ -21,6 +21,7 @@ games) replaces it without changing the loop above it or the trainers.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing as mp
 from dataclasses import dataclass, field
 
@@ -364,6 +365,17 @@ def work(conn, cfg, n_games: int, seed) -> None:
         conn.close()
 
 
+@contextlib.contextmanager
+def _worker_lost():
+    """A worker process gone (killed, or by the out-of-memory killer) is WorkerDied, not a pipe's error."""
+    from agents.workers import WorkerDied
+
+    try:
+        yield
+    except (EOFError, BrokenPipeError, ConnectionResetError):
+        raise WorkerDied("a rollout worker process was killed (by the out-of-memory killer or a signal)") from None
+
+
 class Collector:
     """Steps ``num_envs`` games, in this process (``workers: 0``) or split over worker processes;
     ``salt`` changes the deals (a resumed run plays other games than the first session)."""
@@ -404,8 +416,9 @@ class Collector:
             self.local.set_weights(*weights)
             return
         share = -(-target // len(self.workers))
-        for _, conn in self.workers:
-            conn.send(("collect", pi, vf, self.pending_snapshots, weights, share))
+        with _worker_lost():
+            for _, conn in self.workers:
+                conn.send(("collect", pi, vf, self.pending_snapshots, weights, share))
         self.pending_snapshots = []
 
     def receive(self) -> Rollout:
@@ -413,7 +426,8 @@ class Collector:
         target, self.asked = self.asked, None
         if self.local is not None:
             return self.local.collect(target)
-        return Rollout.concat([conn.recv() for _, conn in self.workers])
+        with _worker_lost():
+            return Rollout.concat([conn.recv() for _, conn in self.workers])
 
     def collect(self, layers, target: int, live=None) -> Rollout:
         self.request(layers, target, live or self.cfg)
