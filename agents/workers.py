@@ -82,12 +82,18 @@ class Workers:
 
     def terminate(self) -> None:
         """End every worker now, running or idle, and drop the tasks not started."""
-        processes = list((getattr(self._pool, "_processes", None) or {}).values())
+        # the executor's own dict of its processes: its manager thread may still add one (seen after a
+        # worker was killed), so it is read again once that thread has ended
+        processes = getattr(self._pool, "_processes", None) or {}
+        manager = getattr(self._pool, "_executor_manager_thread", None)
         self._pool.shutdown(wait=False, cancel_futures=True)
-        for proc in processes:
-            if proc.is_alive():
-                proc.kill()
-        for proc in processes:
+        for _ in range(2):
+            for proc in list(processes.values()):
+                if proc.is_alive():
+                    proc.kill()
+            if manager is not None:
+                manager.join(timeout=30)
+        for proc in list(processes.values()):
             proc.join()
 
     def _results(self, futures, ordered: bool):

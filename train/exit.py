@@ -901,7 +901,8 @@ def open_run(cfg: ExitConfig, run_dir: Path) -> tuple[Run, list[int]]:
 FIT_BYTES_PER_ACTION = 17  # a decision's mask (1) and values (4) as loaded, and the fit's float copies of them
 
 
-def check_fit_memory(cfg: ExitConfig, generations: range, in_size: int, actions: int) -> None:
+def check_fit_memory(cfg: ExitConfig, generations: range, in_size: int, actions: int,
+                     fix: str = "lower decisions or replay") -> None:
     """Before any work: ResumeError (one line) if the fit of one of ``generations`` would hold more
     decisions than this machine's memory, which the out-of-memory killer would find out
     only after hours of recording. Every fit holds its decisions (its own and those it replays) at once:
@@ -915,8 +916,7 @@ def check_fit_memory(cfg: ExitConfig, generations: range, in_size: int, actions:
     need = most * (4 * in_size + FIT_BYTES_PER_ACTION * actions + 9)
     if need > total:
         raise ResumeError(f"a fit of {most:,} decisions (decisions × the generations a fit replays) needs about "
-                          f"{need / 2**30:.1f} GB of memory and this machine has {total / 2**30:.1f} GB: lower "
-                          f"decisions or replay")
+                          f"{need / 2**30:.1f} GB of memory and this machine has {total / 2**30:.1f} GB: {fix}")
 
 
 def _action_size(rules) -> int:
@@ -1044,7 +1044,8 @@ def refit_values(run_dir: Path, generation: int, out: Path, torch_threads=None, 
     rules = cfg.resolved_rules()
     start = generation_start(cfg, run, generation)
     policy, card = load_policy(start, rules)
-    check_fit_memory(cfg, range(generation, generation + 1), policy.shape[0], _action_size(rules))
+    check_fit_memory(cfg, range(generation, generation + 1), policy.shape[0], _action_size(rules),
+                     "fit it on a machine with more")
     paths, _, seed = fit_parts(cfg, run, generation)
     for path in paths:
         if kind_of(path) != "file":
