@@ -1153,6 +1153,7 @@ def cmd_exit(args) -> int:
                 print(f"\nstopped; continue with: pitch exit --resume {run_dir}", file=sys.stderr)
                 return 130
             except WorkerDied as e:  # the parts recorded before it are kept
+                print(flush=True)  # ends the progress line
                 print(f"error: {e}; free memory (a fit holds all its decisions) or lower workers, then continue "
                       f"with: pitch exit --resume {run_dir}", file=sys.stderr)
                 return 2
