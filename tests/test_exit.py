@@ -1139,5 +1139,8 @@ def test_a_fit_larger_than_the_machines_memory_is_refused_before_anything_is_rec
     assert "a fit of 2,000 decisions" in capsys.readouterr().err and not (tmp_path / "two").exists()
     rc, _, err = values_of(capsys, str(valued), "--generation", "2", "--out", str(tmp_path / "v2.safetensors"))
     assert rc == 2 and "a fit of 2,000 decisions" in err and not (tmp_path / "v2.safetensors").exists()
+    cfg = ex.ExitConfig(decisions=2000)
+    with pytest.raises(ConfigError, match="a fit of 2,000 decisions"):
+        ex.check_fit_memory(cfg, range(1, 2), per // 4, 0)
     monkeypatch.setattr(agents.workers, "total_memory", lambda: None)  # unknown: not checked
-    assert main(["exit", "--set", f"runs_dir={tmp_path}", "run_name=small", *SMALL, "decisions=2000"]) == 0
+    ex.check_fit_memory(cfg, range(1, 2), per // 4, 0)
