@@ -56,6 +56,9 @@ class WorkerDied(ChildProcessError):
     """A worker process ended before it returned its task's result (a signal: the out-of-memory killer,
     ``kill -9``)."""
 
+    def __init__(self, who: str = "a worker process"):
+        super().__init__(f"{who} was killed before it finished its task (by the out-of-memory killer or a signal)")
+
 
 class Workers:
     """``n`` processes of the start method ``context`` (``fork`` or ``spawn``), each run through
@@ -82,17 +85,21 @@ class Workers:
 
     def terminate(self) -> None:
         """End every worker now, running or idle, and drop the tasks not started."""
-        # the executor's own dict of its processes: its manager thread may still add one (seen after a
-        # worker was killed), so it is read again once that thread has ended
+        # the executor's own dict of its processes, not a copy: its manager thread may still start one
+        # (seen after a worker was killed), so the dict is read again once that thread has ended
         processes = getattr(self._pool, "_processes", None) or {}
         manager = getattr(self._pool, "_executor_manager_thread", None)
         self._pool.shutdown(wait=False, cancel_futures=True)
-        for _ in range(2):
+
+        def kill_all():
             for proc in list(processes.values()):
                 if proc.is_alive():
                     proc.kill()
-            if manager is not None:
-                manager.join(timeout=30)
+
+        kill_all()
+        if manager is not None:
+            manager.join(timeout=30)
+        kill_all()
         for proc in list(processes.values()):
             proc.join()
 
@@ -104,8 +111,7 @@ class Workers:
             for future in (futures if ordered else as_completed(futures)):
                 yield future.result()
         except BrokenProcessPool:
-            raise WorkerDied("a worker process was killed before it finished its task (by the out-of-memory "
-                             "killer or a signal)") from None
+            raise WorkerDied() from None
 
     def unordered(self, fn, tasks):
         """``fn(task)`` for each of ``tasks``, as they finish."""

@@ -1099,8 +1099,6 @@ def test_a_generations_values_fitted_again_fuse_with_its_start_into_exactly_its_
     (["--generation", "1", "SEARCH_RUN"], "only a target: values run"),
 ])
 def test_values_of_refuses_bad_requests_in_one_line_before_any_fit(valued, finished, tmp_path, capsys, argv, words):
-    import shutil
-
     run, out = valued, tmp_path / "out.safetensors"
     if "MISSING_PART" in argv or "SEARCH_RUN" in argv:
         run = copy_run(finished if "SEARCH_RUN" in argv else valued, tmp_path)

@@ -418,17 +418,23 @@ def test_a_tournament_whose_worker_is_killed_stops_in_one_line_and_keeps_its_gam
     results = tmp_path / "games.jsonl"
     argv = ["tournament", "--agents", "heuristic,random", "--games", "8", "--workers", "2", "--seed", "3",
             "--results", str(results)]
-    play = tournament._play_deal
     monkeypatch.setattr(tournament, "_play_deal", _kill_on_third_deal)
     capsys.readouterr()
     assert pitch_cli.main(argv) == 2
     err = capsys.readouterr().err.strip()
     assert "killed before it finished" in err and "--resume" in err and "\n" not in err and "Traceback" not in err
-    monkeypatch.setattr(tournament, "_play_deal", play)
-    kept = results.read_text().count("\n")
-    assert pitch_cli.main(argv + ["--resume"]) == 0  # the deals played before the kill are not played again
+    monkeypatch.setattr(tournament, "_play_deal", _real_play_deal)
+    kept = results.read_text()
+    assert pitch_cli.main(argv + ["--resume"]) == 0
     assert "8 games (4 deals × 2 seatings)" in capsys.readouterr().out
-    assert 0 < kept < results.read_text().count("\n")
+    # the games played before the kill are kept as they were, and the whole equals a tournament never killed
+    done = results.read_text()
+    assert kept.count("\n") > 1 and done.startswith(kept) and len(done) > len(kept)
+    whole = run_tournament("setback", ["heuristic", "random"], games=8, seed=3, workers=1)
+    again = run_tournament("setback", ["heuristic", "random"], games=8, seed=3, workers=1, results=str(results),
+                           resume=True)
+    assert [s.wins for s in again.stats] == [s.wins for s in whole.stats]
+    assert [(g.deal, g.rotation, g.won) for g in again.games] == [(g.deal, g.rotation, g.won) for g in whole.games]
 
 
 def _kill_on_third_deal(job):

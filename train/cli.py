@@ -12,8 +12,9 @@ import sys
 import time
 from pathlib import Path
 
-from .config import ConfigError
 from agents.workers import WorkerDied
+
+from .config import ConfigError
 
 QUICK_CONFIG = Path("configs/quick.yaml")
 GAMES = 100  # duplicate-deal games of `make run`'s table, per opponent

@@ -55,8 +55,8 @@ from typing import Literal
 import numpy as np
 
 from agents.pimc import SWITCH_Z
-from pitch_policy import WEIGHTS_FILE, CheckpointError, PolicyMLP, load_policy, save_policy
 from agents.workers import WorkerDied
+from pitch_policy import WEIGHTS_FILE, CheckpointError, PolicyMLP, load_policy, save_policy
 from pitch_env.files import atomic_write
 
 from .config import check_run_name, new_run_dir, plain_name
@@ -778,9 +778,11 @@ class Run:
     def part(self, k: int, j: int) -> Path:
         return self.gen_dir(k) / f"part_{j}.npz"
 
-    def best_generation(self) -> int:
-        """The last generation whose candidate the gate kept (0: none, the start is the best)."""
-        return max([r["generation"] for r in self.rows if r["kept"]], default=0)
+    def best_generation(self, before: int | None = None) -> int:
+        """The last generation (before ``before``: the best that generation started from) whose candidate
+        the gate kept (0: none, the start is the best)."""
+        return max([r["generation"] for r in self.rows[:None if before is None else before - 1] if r["kept"]],
+                   default=0)
 
     def record_best(self, generation: int, weights: Path) -> None:
         """Note ``weights`` (its size and hash) as the best, generation ``generation``'s, in the state."""
@@ -836,8 +838,8 @@ class Run:
         for j in range(_wanted(cfg, k)):
             kind = kind_of(self.part(k, j)) if kind is not None else None
             if kind is None and all_needed:
-                raise ResumeError(f"{str(self.part(k, j))!r} is missing: generation {k} is finished and the next fit "
-                                  f"replays its decisions; restore it, or start a new run")
+                raise ResumeError(f"{str(self.part(k, j))!r} is missing: generation {k} is finished and a fit reads its "
+                                  f"decisions; restore it, or start a new run")
             if kind not in (None, "file"):
                 raise ResumeError(f"{str(self.part(k, j))!r} is a {kind}, not a part the run wrote; remove it to "
                                   f"record it again")
@@ -1018,8 +1020,8 @@ def run_exit(cfg: ExitConfig, run_dir: Path, show: bool = True, stop=None, resum
 def generation_start(cfg: ExitConfig, run: Run, generation: int) -> Path:
     """The network generation ``generation`` started from: the candidate of the last generation before it
     that the gate kept, or generation 0's policy."""
-    kept = [r["generation"] for r in run.rows[:generation - 1] if r["kept"]]
-    return run.gen_dir(kept[-1]) / WEIGHTS_FILE if kept else Path(start_policy(cfg, run.path))
+    kept = run.best_generation(before=generation)
+    return run.gen_dir(kept) / WEIGHTS_FILE if kept else Path(start_policy(cfg, run.path))
 
 
 def refit_values(run_dir: Path, generation: int, out: Path, torch_threads=None, say=print) -> dict:
@@ -1046,11 +1048,9 @@ def refit_values(run_dir: Path, generation: int, out: Path, torch_threads=None, 
     policy, card = load_policy(start, rules)
     check_fit_memory(cfg, range(generation, generation + 1), policy.shape[0], _action_size(rules),
                      "fit it on a machine with more")
+    for g in _replayed(cfg, generation):  # every part there before the arrays are made
+        run.present_parts(cfg, g, all_needed=True)
     paths, _, seed = fit_parts(cfg, run, generation)
-    for path in paths:
-        if kind_of(path) != "file":
-            raise ResumeError(f"{str(path)!r} is missing or not a file: generation {generation}'s fit read it; "
-                              f"restore it")
     x, mask, y, q, _ = load_parts(paths, policy.shape[0], _action_size(rules))
     say(f"fitting generation {generation}'s action values again: {len(y):,} decisions, started from {start}")
     values, _, stats = fit_values(policy, card, x, mask, y, q, replace(cfg, fold=False), seed)

@@ -373,7 +373,7 @@ def _worker_lost():
     try:
         yield
     except (EOFError, BrokenPipeError, ConnectionResetError):
-        raise WorkerDied("a rollout worker process was killed (by the out-of-memory killer or a signal)") from None
+        raise WorkerDied("a rollout worker process") from None
 
 
 class Collector:
