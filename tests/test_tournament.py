@@ -373,6 +373,7 @@ def test_make_run_prints_its_table_in_the_tournaments_style(capsys, monkeypatch,
     row = dict(opponent="heuristic", games=100, wins=60, win_rate=0.6, low=0.5, high=0.7, margin=1.5,
                points_per_hand=1.0, bids_made=0.5, truncated=0, wall_s=1.0, think_s=0.013, opponent_think_s=0.742)
     monkeypatch.setattr(train.evaluate, "compare", lambda *a, **k: [row])
+    monkeypatch.chdir(tmp_path)  # `pitch run` reads the project's own configs/quick.yaml from any directory
     assert train.cli.main_job(argparse.Namespace(seed=0)) == 0
     out = capsys.readouterr().out
     assert "|---|" not in out and "┃ opponent" in out and "(1.8%)" in out

@@ -221,6 +221,43 @@ def test_a_model_card_ships_the_policy_with_its_tournament_table(runs, tmp_path)
     assert str(runs["ten_point"].parent) not in text and "runs_dir" not in text  # where it ran is no part of it
 
 
+def test_the_model_card_command_refuses_in_one_line_and_writes_nothing_it_did_not_finish(runs, tmp_path, capsys,
+                                                                                        monkeypatch):
+    from train import model_card
+
+    run, shipped = runs["ten_point"], tmp_path / "shipped"
+    shipped.mkdir()
+    (shipped / "policy.safetensors").write_bytes(b"the old policy")
+    (shipped / "README.md").write_text("the old card")
+    base = [str(run), "--games", "2", "--pimc-games", "0", "--workers", "1"]
+    for argv, words in [([str(tmp_path / "nothing"), str(tmp_path / "d")], "no run there"),
+                        ([str(run), str(tmp_path / "d"), "--games", "0"], "--games 0"),
+                        ([str(run), str(tmp_path / "d"), "--workers", "0"], "--workers 0"),
+                        ([str(run), str(tmp_path / "d"), "--pimc-games", "-1"], "--pimc-games -1"),
+                        ([str(run), str(tmp_path / "d"), "--pimc", "pimc:x"], "pimc:x"),
+                        ([str(run), str(tmp_path / "d"), "--previous", "checkpoint:no_such_agent"], "no_such_agent"),
+                        ([str(run), str(shipped / "README.md")], "is a file"),
+                        ([str(run), str(shipped)], "--replace")]:
+        assert model_card.main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: ") and words in err and err.count("\n") == 1 and "Traceback" not in err
+    assert not (tmp_path / "d").exists()
+    assert (shipped / "policy.safetensors").read_bytes() == b"the old policy"  # a shipped agent is never overwritten
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(model_card, "compare", interrupted)  # stopped while its table is played
+    assert model_card.main([*base[:1], str(shipped), *base[1:], "--replace"]) == 130
+    assert model_card.main([*base[:1], str(tmp_path / "d"), *base[1:]]) == 130
+    assert "nothing written" in capsys.readouterr().err
+    assert (shipped / "policy.safetensors").read_bytes() == b"the old policy" and not (tmp_path / "d").exists()
+    monkeypatch.undo()
+    assert model_card.main([*base[:1], str(shipped), *base[1:], "--replace"]) == 0
+    assert (shipped / "policy.safetensors").read_bytes() == (run / "checkpoint" / "policy.safetensors").read_bytes()
+    assert "| heuristic | 2 |" in (shipped / "README.md").read_text()
+
+
 def test_a_new_run_refuses_to_overwrite_an_existing_one(runs):
     run = runs["setback"]
     with pytest.raises(FileExistsError, match="--resume"):

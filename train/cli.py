@@ -16,7 +16,8 @@ from agents.workers import WorkerDied
 
 from .config import ConfigError
 
-QUICK_CONFIG = Path("configs/quick.yaml")
+# The project's own copy, so that `pitch run` works from any directory (its run goes to ./runs/).
+QUICK_CONFIG = Path(__file__).resolve().parent.parent / "configs" / "quick.yaml"
 GAMES = 100  # duplicate-deal games of `make run`'s table, per opponent
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from pitch_policy import WEIGHTS_FILE, load_policy
 from pitch_env.files import atomic_write
 
-from .config import load_config
+from .config import ConfigError, load_config
 from .evaluate import compare, table
 
 
@@ -28,8 +28,8 @@ def write_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: int, wo
     cfg = load_config(run / "config.yaml")
     config = config or f"configs/{cfg.variant}.yaml"
     rules = cfg.resolved_rules()
-    card, rows, eval_s = _ship(run / "checkpoint" / WEIGHTS_FILE, dest, rules, games, [], pimc, pimc_games,
-                               workers, seed)
+    src = run / "checkpoint" / WEIGHTS_FILE
+    card, rows, eval_s = _ship(src, rules, games, [], pimc, pimc_games, workers, seed)
     state = _train_state(run)
     im = state.get("imitation")
     lineage = _train_lineage(cfg, state, card["training_steps"], config)
@@ -48,7 +48,7 @@ def write_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: int, wo
     text = render_card(dest.name, cfg.variant, rules, card, f"a trained `{cfg.variant}` agent ({_recipe(cfg)})",
                        lineage, recipe, compute, facts, rows, games, pimc, pimc_games,
                        seed, eval_s, config_block=("yaml", config_text))
-    atomic_write(dest / "README.md", lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
+    _install(src, dest, text)
     return text
 
 
@@ -158,21 +158,26 @@ def _card_folder(spec: str) -> Path | None:
     return folder if (folder / "README.md").is_file() else None
 
 
-def _ship(src: Path, dest: Path, rules, games: int, more: list[str], pimc: str, pimc_games: int, workers: int,
+def _ship(src: Path, rules, games: int, more: list[str], pimc: str, pimc_games: int, workers: int,
           seed: int) -> tuple[dict, list[dict], float]:
-    """Copy the policy ``src`` into ``dest`` (refusing a damaged or mismatched file first) and measure
-    it: ``games`` duplicate games against random, heuristic and each of ``more``, ``pimc_games`` against
-    ``pimc``. Returns its card, the table's rows and the seconds the games took."""
+    """Measure the policy ``src`` (refusing a damaged or mismatched file first): ``games`` duplicate
+    games against random, heuristic and each of ``more``, ``pimc_games`` against ``pimc``. Returns its
+    card, the table's rows and the seconds the games took. Nothing is written: ``_install`` writes the
+    checkpoint once its card is whole, so a failed or interrupted table leaves the folder as it was."""
     _, card = load_policy(src, rules)
-    dest.mkdir(parents=True, exist_ok=True)
-    atomic_write(dest / WEIGHTS_FILE, lambda tmp: shutil.copyfile(src, tmp))
     t0 = time.perf_counter()
-    rows = compare(dest, rules, ["random", "heuristic", *more], games, seed=seed, workers=workers)
+    rows = compare(src, rules, ["random", "heuristic", *more], games, seed=seed, workers=workers)
     if _solo_field(rules):
-        rows += compare(dest, rules, ["heuristic"], games, seed=seed, workers=workers, alone=True)
+        rows += compare(src, rules, ["heuristic"], games, seed=seed, workers=workers, alone=True)
     if pimc_games:
-        rows += compare(dest, rules, [pimc], pimc_games, seed=seed, workers=workers)
+        rows += compare(src, rules, [pimc], pimc_games, seed=seed, workers=workers)
     return card, rows, time.perf_counter() - t0
+
+
+def _install(src: Path, dest: Path, text: str) -> None:
+    """Write the checkpoint ``dest``: the policy file copied from ``src``, then its card."""
+    atomic_write(dest / WEIGHTS_FILE, lambda tmp: shutil.copyfile(src, tmp))
+    atomic_write(dest / "README.md", lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
 
 
 def _recipe(cfg) -> str:
@@ -233,16 +238,16 @@ def write_exit_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: in
                     config: str = "", previous: str = "", note: str = "", machine: str = "") -> str:
     """The card of an expert-iteration run (train/exit.py): the best policy, its strength, and what
     each generation measured. ``previous``: the agent it grew from, for a head-to-head row."""
-    from .exit import DRAWING_KEYS, START_RUN, Run, make_exit_config, read_run_json, stages, teacher_name
+    from .exit import DRAWING_KEYS, START_RUN, Run, read_run_json, stages, teacher_name
 
     run, dest = Path(run), Path(dest)
     saved = read_run_json(run / "config.json", "config")
-    cfg = make_exit_config(saved, str(run / "config.json"))
+    cfg = load_exit_config(run)
     rules = cfg.resolved_rules()
     state = Run(run)
     state.check(cfg)  # each row what this config writes (a folded run's rows carry their fold's agreement)
     rows_g = state.rows
-    card, rows, eval_s = _ship(run / "best.safetensors", dest, rules, games, [previous] if previous else [], pimc,
+    card, rows, eval_s = _ship(run / "best.safetensors", rules, games, [previous] if previous else [], pimc,
                                pimc_games, workers, seed)
     config = config or f"configs/exit/{cfg.variant}_recipe.yaml"
     dealt = cfg.worlds_from == "dealt"  # no search: its "action" is the best's own choice, never overridden
@@ -338,7 +343,7 @@ Each generation records `decisions` {recorded}, {fitted}, and plays the candidat
     text = render_card(dest.name, cfg.variant, rules, card, f"an expert-iteration `{cfg.variant}` agent, {title}",
                        lineage, recipe, compute, facts, rows, games, pimc, pimc_games,
                        seed, eval_s, extra, ("json", json.dumps(shown, indent=1)))
-    atomic_write(dest / "README.md", lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
+    _install(run / "best.safetensors", dest, text)
     return text
 
 
@@ -359,14 +364,61 @@ def main(argv=None) -> int:
                                                    "(e.g. checkpoint:setback_base, the agent it grew from)")
     p.add_argument("--machine", default="", help="the machine the run trained on, as the card's Compute "
                                                   "section names it (default: this one's cores and processor)")
+    p.add_argument("--replace", action="store_true", help="write over a checkpoint DEST that already holds a "
+                                                              "policy (its files are replaced once the new card is whole)")
     a = p.parse_args(argv)
-    if (Path(a.run) / "generations.json").is_file():
-        print(write_exit_card(Path(a.run), Path(a.dest), a.games, a.pimc, a.pimc_games, a.workers, a.seed, a.config,
-                              a.previous, a.note, a.machine))
-        return 0
-    print(write_card(Path(a.run), Path(a.dest), a.games, a.pimc, a.pimc_games, a.workers, a.seed, a.config,
-                     a.machine))
+    from agents.workers import WorkerDied
+    from pitch_policy import CheckpointError
+
+    try:
+        exit_run = _check_arguments(a)
+        if exit_run:
+            text = write_exit_card(Path(a.run), Path(a.dest), a.games, a.pimc, a.pimc_games, a.workers, a.seed,
+                                   a.config, a.previous, a.note, a.machine)
+        else:
+            text = write_card(Path(a.run), Path(a.dest), a.games, a.pimc, a.pimc_games, a.workers, a.seed, a.config,
+                              a.machine)
+    except (ConfigError, CheckpointError, ValueError, OSError, WorkerDied) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"interrupted: nothing written to {a.dest}", file=sys.stderr)
+        return 130
+    print(text)
     return 0
+
+
+def _check_arguments(a) -> bool:
+    """Refuse, in one line each, what would fail or do harm only after minutes of games: no run at RUN,
+    a DEST that is a shipped agent already (without --replace), counts out of range, an agent spec that
+    does not parse. Returns whether RUN is an expert-iteration run."""
+    import pitch_env
+    from agents import make
+    from agents.cli_checks import check_counts
+
+    run, dest = Path(a.run), Path(a.dest)
+    exit_run = (run / "generations.json").is_file()
+    if not exit_run and not (run / "config.yaml").is_file():
+        raise ValueError(f"{a.run}: no run there (a `pitch train` run has config.yaml, a `pitch exit` run "
+                         f"generations.json); give runs/NAME")
+    if dest.exists() and not dest.is_dir():
+        raise ValueError(f"{a.dest} is a file: give a checkpoint folder such as checkpoints/NAME")
+    if (dest / WEIGHTS_FILE).exists() and not a.replace:
+        raise ValueError(f"{a.dest} already holds a policy: add --replace to write over it, or give another folder")
+    check_counts(a.games, a.workers)
+    if a.pimc_games < 0:
+        raise ValueError(f"--pimc-games {a.pimc_games}: give 0 (no PIMC row) or more games")
+    cfg = (load_exit_config(run) if exit_run else load_config(run / "config.yaml"))
+    env = pitch_env.env(cfg.resolved_rules())
+    for spec in [a.pimc] + ([a.previous] if a.previous else []):
+        make(spec, env)  # a spec that does not parse or does not load fails here, in one line
+    return exit_run
+
+
+def load_exit_config(run: Path):
+    from .exit import make_exit_config, read_run_json
+
+    return make_exit_config(read_run_json(run / "config.json", "config"), str(run / "config.json"))
 
 
 if __name__ == "__main__":
