@@ -1,7 +1,7 @@
 """Ship a trained run as checkpoints/NAME: the policy file plus a README model card (lineage, recipe,
 compute, strength) whose table comes from duplicate-deal tournaments against random, heuristic and PIMC.
 
-Run: ``python -m train.model_card runs/RUN checkpoints/NAME [--games 2000] [--pimc-games 200]``; for an
+Run: ``python -m train.model_card runs/RUN checkpoints/NAME [--games 2000] [--pimc-games 200] [--replace]``; for an
 expert-iteration run (train/exit.py, it has generations.json) the card also shows each generation.
 """
 
@@ -390,7 +390,7 @@ def main(argv=None) -> int:
 
 def _check_arguments(a) -> bool:
     """Refuse, in one line each, what would fail or do harm only after minutes of games: no run at RUN,
-    a DEST that is a shipped agent already (without --replace), counts out of range, an agent spec that
+    a DEST that holds a policy already (without --replace), counts out of range, an agent spec that
     does not parse. Returns whether RUN is an expert-iteration run."""
     import pitch_env
     from agents import make
