@@ -1069,7 +1069,7 @@ def test_a_generations_values_fitted_again_fuse_with_its_start_into_exactly_its_
     rc, out, err = values_of(capsys, str(valued), "--generation", "2", "--out", str(tmp_path / "values"))
     assert rc == 0, err
     row = ex.Run(valued).rows[1]
-    assert f"fitted 2,000 decisions" in out and f"loss {row['loss']:.6g} (the run's fit: {row['loss']:.6g})" in out
+    assert "fitted 2,000 decisions" in out and f"loss {row['loss']:.6g} (the run's fit: {row['loss']:.6g})" in out
     start_path = valued / "gen_1" / "policy.safetensors"  # generation 1 was kept: generation 2 started there
     assert f"pitch fuse {start_path} {tmp_path / 'values' / 'policy.safetensors'} --weights 1,2 " in out
     values, card = load_policy(tmp_path / "values", rules)

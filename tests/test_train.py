@@ -237,7 +237,7 @@ def test_the_model_card_command_refuses_in_one_line_and_writes_nothing_it_did_no
                         ([str(run), str(tmp_path / "d"), "--pimc", "pimc:x"], "pimc:x"),
                         ([str(run), str(tmp_path / "d"), "--previous", "checkpoint:no_such_agent"], "no_such_agent"),
                         ([str(run), str(shipped / "README.md")], "is a file"),
-                        ([str(run), str(shipped)], "--replace")]:
+                        ([str(run), str(shipped)], "--force")]:
         assert model_card.main(argv) == 2
         err = capsys.readouterr().err
         assert err.startswith("error: ") and words in err and err.count("\n") == 1 and "Traceback" not in err
@@ -248,12 +248,12 @@ def test_the_model_card_command_refuses_in_one_line_and_writes_nothing_it_did_no
         raise KeyboardInterrupt
 
     monkeypatch.setattr(model_card, "compare", interrupted)  # stopped while its table is played
-    assert model_card.main([*base[:1], str(shipped), *base[1:], "--replace"]) == 130
+    assert model_card.main([*base[:1], str(shipped), *base[1:], "--force"]) == 130
     assert model_card.main([*base[:1], str(tmp_path / "d"), *base[1:]]) == 130
     assert "nothing written" in capsys.readouterr().err
     assert (shipped / "policy.safetensors").read_bytes() == b"the old policy" and not (tmp_path / "d").exists()
     monkeypatch.undo()
-    assert model_card.main([*base[:1], str(shipped), *base[1:], "--replace"]) == 0
+    assert model_card.main([*base[:1], str(shipped), *base[1:], "--force"]) == 0
     assert (shipped / "policy.safetensors").read_bytes() == (run / "checkpoint" / "policy.safetensors").read_bytes()
     assert "| heuristic | 2 |" in (shipped / "README.md").read_text()
 

@@ -699,6 +699,13 @@ def read_run_json(path: Path, key: str):
     return read_json(path, MAX_RUN_FILE, "run file", RUN_FORMAT).get(key)
 
 
+def saved_config(run_dir: Path) -> tuple[dict, "ExitConfig"]:
+    """A run's config.json: its keys as saved and the config they make (checked, refused in one line)."""
+    path = Path(run_dir) / "config.json"
+    saved = read_run_json(path, "config")
+    return saved, make_exit_config(saved, str(path))
+
+
 def write_run_json(path: Path, **values) -> None:
     text = json.dumps({"format": RUN_FORMAT, **values}, indent=1)
     atomic_write(path, lambda tmp: Path(tmp).write_text(text))
@@ -1030,10 +1037,8 @@ def refit_values(run_dir: Path, generation: int, out: Path, torch_threads=None, 
     to ``out``, so ``pitch fuse START OUT --weights 1,W`` weighs them at any W. Every file is checked
     before the fit. Returns the start it was fitted on, the fit's loss and the run's, decisions, seconds."""
     t0 = time.perf_counter()
-    saved = read_run_json(run_dir / "config.json", "config")
-    if torch_threads is None:
-        cfg = make_exit_config(saved, repr(str(run_dir / "config.json")))
-    else:
+    saved, cfg = saved_config(run_dir)
+    if torch_threads is not None:
         cfg = make_exit_config({**saved, "torch_threads": torch_threads}, "--set")
     if cfg.target != "values":
         raise ConfigError(f"the run in {str(run_dir)!r} fits its network to the search's actions (target: "
@@ -1123,8 +1128,7 @@ def cmd_exit(args) -> int:
             return _cmd_values_of(args)
         if args.resume:
             run_dir = Path(args.resume)
-            saved = read_run_json(run_dir / "config.json", "config")
-            cfg = make_exit_config(saved, str(run_dir / "config.json"))
+            saved, cfg = saved_config(run_dir)
             for text in args.overrides:
                 key, value = parse_override(text)
                 if key not in ("generations", "workers", "torch_threads", "gate_games"):

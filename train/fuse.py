@@ -46,6 +46,8 @@ def register(subparsers) -> None:
 def cmd_fuse(args) -> int:
     from agents.workers import check_workers
 
+    from .model_card import check_checkpoint_folder
+
     try:
         weights = _weights(args.weights, len(args.policies))
         if args.games < 0 or args.pimc_games < 0:
@@ -54,10 +56,7 @@ def cmd_fuse(args) -> int:
             raise CheckpointError(f"--workers {args.workers}: use 1 or more processes")
         check_workers(args.workers, "--workers")
         out = Path(args.out)
-        if out.exists() and not out.is_dir():
-            raise CheckpointError(f"--out {args.out!r} is a file: give a folder for the checkpoint")
-        if (out / WEIGHTS_FILE).exists() and not args.force:
-            raise CheckpointError(f"{out / WEIGHTS_FILE} exists: give another --out, or --force to replace it")
+        check_checkpoint_folder(out, "--out", args.force)
         text = write_fused(args.policies, weights, out, args.games, args.pimc, args.pimc_games, args.against,
                            args.seed, args.workers)
     except (CheckpointError, ValueError, OSError) as e:

@@ -1,7 +1,7 @@
 """Ship a trained run as checkpoints/NAME: the policy file plus a README model card (lineage, recipe,
 compute, strength) whose table comes from duplicate-deal tournaments against random, heuristic and PIMC.
 
-Run: ``python -m train.model_card runs/RUN checkpoints/NAME [--games 2000] [--pimc-games 200] [--replace]``; for an
+Run: ``python -m train.model_card runs/RUN checkpoints/NAME [--games 2000] [--pimc-games 200] [--force]``; for an
 expert-iteration run (train/exit.py, it has generations.json) the card also shows each generation.
 """
 
@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from pitch_policy import WEIGHTS_FILE, load_policy
+from pitch_policy import WEIGHTS_FILE, CheckpointError, load_policy
 from pitch_env.files import atomic_write
 
 from .config import ConfigError, load_config
@@ -238,11 +238,10 @@ def write_exit_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: in
                     config: str = "", previous: str = "", note: str = "", machine: str = "") -> str:
     """The card of an expert-iteration run (train/exit.py): the best policy, its strength, and what
     each generation measured. ``previous``: the agent it grew from, for a head-to-head row."""
-    from .exit import DRAWING_KEYS, START_RUN, Run, read_run_json, stages, teacher_name
+    from .exit import DRAWING_KEYS, START_RUN, Run, saved_config, stages, teacher_name
 
     run, dest = Path(run), Path(dest)
-    saved = read_run_json(run / "config.json", "config")
-    cfg = load_exit_config(run)
+    saved, cfg = saved_config(run)
     rules = cfg.resolved_rules()
     state = Run(run)
     state.check(cfg)  # each row what this config writes (a folded run's rows carry their fold's agreement)
@@ -349,8 +348,8 @@ Each generation records `decisions` {recorded}, {fitted}, and plays the candidat
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m train.model_card", description=__doc__)
-    p.add_argument("run", help="run directory (runs/NAME)")
-    p.add_argument("dest", help="checkpoint directory to write (checkpoints/NAME)")
+    p.add_argument("run", metavar="RUN", help="run directory (runs/NAME)")
+    p.add_argument("dest", metavar="DEST", help="checkpoint directory to write (checkpoints/NAME)")
     p.add_argument("--games", type=int, default=2000, help="games against random and heuristic each")
     p.add_argument("--pimc", default="pimc:12", help="PIMC agent spec, worlds explicit so the card names them")
     p.add_argument("--pimc-games", type=int, default=200, help="games against PIMC (0: skip; it is slow)")
@@ -364,11 +363,10 @@ def main(argv=None) -> int:
                                                    "(e.g. checkpoint:setback_base, the agent it grew from)")
     p.add_argument("--machine", default="", help="the machine the run trained on, as the card's Compute "
                                                   "section names it (default: this one's cores and processor)")
-    p.add_argument("--replace", action="store_true", help="write over a checkpoint DEST that already holds a "
-                                                              "policy (its files are replaced once the new card is whole)")
+    p.add_argument("--force", action="store_true", help="replace a policy already in DEST (its files are replaced "
+                                                            "once the new card is whole)")
     a = p.parse_args(argv)
     from agents.workers import WorkerDied
-    from pitch_policy import CheckpointError
 
     try:
         exit_run = _check_arguments(a)
@@ -388,37 +386,37 @@ def main(argv=None) -> int:
     return 0
 
 
+def check_checkpoint_folder(out: Path, option: str, force: bool) -> None:
+    """CheckpointError (one line) unless ``out`` can become a checkpoint folder: not a file, and holding no
+    policy unless ``force`` (replace it)."""
+    if out.exists() and not out.is_dir():
+        raise CheckpointError(f"{option} {str(out)!r} is a file: give a folder for the checkpoint")
+    if (out / WEIGHTS_FILE).exists() and not force:
+        raise CheckpointError(f"{out / WEIGHTS_FILE} exists: give another {option}, or --force to replace it")
+
+
 def _check_arguments(a) -> bool:
     """Refuse, in one line each, what would fail or do harm only after minutes of games: no run at RUN,
-    a DEST that holds a policy already (without --replace), counts out of range, an agent spec that
+    a DEST that holds a policy already (without --force), counts out of range, an agent spec that
     does not parse. Returns whether RUN is an expert-iteration run."""
-    import pitch_env
     from agents import make
     from agents.cli_checks import check_counts
+
+    from .exit import saved_config
 
     run, dest = Path(a.run), Path(a.dest)
     exit_run = (run / "generations.json").is_file()
     if not exit_run and not (run / "config.yaml").is_file():
         raise ValueError(f"{a.run}: no run there (a `pitch train` run has config.yaml, a `pitch exit` run "
                          f"generations.json); give runs/NAME")
-    if dest.exists() and not dest.is_dir():
-        raise ValueError(f"{a.dest} is a file: give a checkpoint folder such as checkpoints/NAME")
-    if (dest / WEIGHTS_FILE).exists() and not a.replace:
-        raise ValueError(f"{a.dest} already holds a policy: add --replace to write over it, or give another folder")
+    check_checkpoint_folder(dest, "DEST", a.force)
     check_counts(a.games, a.workers)
     if a.pimc_games < 0:
         raise ValueError(f"--pimc-games {a.pimc_games}: give 0 (no PIMC row) or more games")
-    cfg = (load_exit_config(run) if exit_run else load_config(run / "config.yaml"))
-    env = pitch_env.env(cfg.resolved_rules())
+    cfg = saved_config(run)[1] if exit_run else load_config(run / "config.yaml")
     for spec in [a.pimc] + ([a.previous] if a.previous else []):
-        make(spec, env)  # a spec that does not parse or does not load fails here, in one line
+        make(spec, cfg.resolved_rules())  # a spec that does not parse or does not load fails here, in one line
     return exit_run
-
-
-def load_exit_config(run: Path):
-    from .exit import make_exit_config, read_run_json
-
-    return make_exit_config(read_run_json(run / "config.json", "config"), str(run / "config.json"))
 
 
 if __name__ == "__main__":
