@@ -144,3 +144,25 @@ def test_a_card_of_shipped_members_gives_their_recipes_and_compute_before_the_fu
         "pitch exit --config configs/exit/ten_point_recipe.yaml") < recipe.index(f"pitch fuse ten_point_scratch ten_point --out {out}")
     assert "`ten_point_scratch` (configs/ten_point_scratch.yaml)" in text and "34.4 min" in text
     assert "Not measured" in text and "| opponent |" not in text
+
+
+@pytest.mark.parametrize("stop, code, says", [(KeyboardInterrupt, 130, "interrupted: nothing written"),
+                                              (OSError("disk full"), 2, "error: disk full")])
+def test_a_fuse_stopped_during_its_table_leaves_the_folder_as_it_was(tmp_path, capsys, monkeypatch, stop, code, says):
+    import train.evaluate
+
+    a, b = member(tmp_path / "a.safetensors", 1), member(tmp_path / "b.safetensors", 2)
+    new, old = tmp_path / "new", tmp_path / "old"
+    assert pitch(["fuse", str(a), str(b), "--out", str(old), "--games", "0"]) == 0
+    before = {p.name: p.read_bytes() for p in old.iterdir()}
+    capsys.readouterr()
+
+    def stopped(*args, **kwargs):
+        raise stop
+    monkeypatch.setattr(train.evaluate, "compare", stopped)
+    assert pitch(["fuse", str(a), str(b), "--out", str(new), "--games", "2"]) == code
+    assert not new.exists()  # no policy without its card
+    assert pitch(["fuse", str(a), str(b), "--out", str(old), "--games", "2", "--force", "--weights", "1,3"]) == code
+    assert {p.name: p.read_bytes() for p in old.iterdir()} == before  # not a new policy under the old card
+    err = capsys.readouterr().err
+    assert err.count(says) == 2 and "Traceback" not in err

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 import time
 from pathlib import Path
 
-from pitch_env.files import atomic_write
 from pitch_policy import WEIGHTS_FILE, CheckpointError, load_policy, read_policy, save_policy
 from pitch_policy.fuse import fuse
 
@@ -44,7 +44,7 @@ def register(subparsers) -> None:
 
 
 def cmd_fuse(args) -> int:
-    from agents.workers import check_workers
+    from agents.workers import WorkerDied, check_workers
 
     from .model_card import check_checkpoint_folder
 
@@ -59,9 +59,12 @@ def cmd_fuse(args) -> int:
         check_checkpoint_folder(out, "--out", args.force)
         text = write_fused(args.policies, weights, out, args.games, args.pimc, args.pimc_games, args.against,
                            args.seed, args.workers)
-    except (CheckpointError, ValueError, OSError) as e:
+    except (CheckpointError, ValueError, OSError, WorkerDied) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(f"interrupted: nothing written to {args.out}", file=sys.stderr)
+        return 130
     print(text)
     return 0
 
@@ -79,10 +82,14 @@ def _weights(text: str | None, n: int) -> list[float] | None:
 
 def write_fused(policies: list[str], weights: list[float] | None, out: Path, games: int, pimc: str,
                 pimc_games: int, against: list[str], seed: int, workers: int) -> str:
-    """Fuse ``policies`` into ``out``/policy.safetensors, measure it and write ``out``/README.md; the card's text."""
+    """Fuse ``policies``, measure the fused policy and write it as the checkpoint ``out`` (policy.safetensors
+    and README.md); the card's text. The games are played from a temporary file: ``out`` is written only
+    once its card is whole, so a failed or interrupted table leaves the folder as it was."""
     import agents
     import pitch_env
     from agents.checkpoint import resolve_policy_path
+
+    from .model_card import install_checkpoint
 
     t0 = time.perf_counter()
     members, folders = [], []  # folders: where a member's model card is, None without one
@@ -96,24 +103,26 @@ def write_fused(policies: list[str], weights: list[float] | None, out: Path, gam
     rules = pitch_env.rules(card["variant"], **{k: v for k, v in card["rules"].items() if k != "variant"})
     for spec in [*against, *([pimc] if pimc_games else [])]:  # a bad opponent fails before anything is written
         agents.make(spec, rules)
-    out.mkdir(parents=True, exist_ok=True)
-    save_policy(out / WEIGHTS_FILE, fused, card)
-    load_policy(out / WEIGHTS_FILE, rules)  # read back through the loader every agent uses
-    fuse_s = time.perf_counter() - t0
-    text = _card(out, rules, members, folders, card, games, pimc, pimc_games, against, seed, workers, fuse_s)
-    atomic_write(out / "README.md", lambda tmp: Path(tmp).write_text(text))
+    with tempfile.TemporaryDirectory(prefix="pitch-fuse-") as tmp:
+        src = Path(tmp) / WEIGHTS_FILE
+        save_policy(src, fused, card)
+        load_policy(src, rules)  # read back through the loader every agent uses
+        fuse_s = time.perf_counter() - t0
+        text = _card(src, out, rules, members, folders, card, games, pimc, pimc_games, against, seed,
+                     workers, fuse_s)
+        install_checkpoint(src, out, text)
     return text
 
 
-def _card(out: Path, rules, members, folders: list[Path | None], card: dict, games: int, pimc: str,
+def _card(src: Path, out: Path, rules, members, folders: list[Path | None], card: dict, games: int, pimc: str,
           pimc_games: int, against: list[str], seed: int, workers: int, fuse_s: float) -> str:
     from .evaluate import compare
     from .model_card import agent_origin, card_recipe, card_training, render_card
 
     t0 = time.perf_counter()
-    rows = compare(out, rules, ["random", "heuristic", *against], games, seed=seed, workers=workers) if games else []
+    rows = compare(src, rules, ["random", "heuristic", *against], games, seed=seed, workers=workers) if games else []
     if pimc_games:
-        rows += compare(out, rules, [pimc], pimc_games, seed=seed, workers=workers)
+        rows += compare(src, rules, [pimc], pimc_games, seed=seed, workers=workers)
     eval_s = time.perf_counter() - t0
     fused = card["config"]["fused"]
     parts = [(agent_origin(str(f)) if f else f"`{m['policy']}`")

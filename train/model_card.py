@@ -48,7 +48,7 @@ def write_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: int, wo
     text = render_card(dest.name, cfg.variant, rules, card, f"a trained `{cfg.variant}` agent ({_recipe(cfg)})",
                        lineage, recipe, compute, facts, rows, games, pimc, pimc_games,
                        seed, eval_s, config_block=("yaml", config_text))
-    _install(src, dest, text)
+    install_checkpoint(src, dest, text)
     return text
 
 
@@ -162,7 +162,7 @@ def _ship(src: Path, rules, games: int, more: list[str], pimc: str, pimc_games: 
           seed: int) -> tuple[dict, list[dict], float]:
     """Measure the policy ``src`` (refusing a damaged or mismatched file first): ``games`` duplicate
     games against random, heuristic and each of ``more``, ``pimc_games`` against ``pimc``. Returns its
-    card, the table's rows and the seconds the games took. Nothing is written: ``_install`` writes the
+    card, the table's rows and the seconds the games took. Nothing is written: ``install_checkpoint`` writes the
     checkpoint once its card is whole, so a failed or interrupted table leaves the folder as it was."""
     _, card = load_policy(src, rules)
     t0 = time.perf_counter()
@@ -174,7 +174,7 @@ def _ship(src: Path, rules, games: int, more: list[str], pimc: str, pimc_games: 
     return card, rows, time.perf_counter() - t0
 
 
-def _install(src: Path, dest: Path, text: str) -> None:
+def install_checkpoint(src: Path, dest: Path, text: str) -> None:
     """Write the checkpoint ``dest``: the policy file copied from ``src``, then its card."""
     atomic_write(dest / WEIGHTS_FILE, lambda tmp: shutil.copyfile(src, tmp))
     atomic_write(dest / "README.md", lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
@@ -342,7 +342,7 @@ Each generation records `decisions` {recorded}, {fitted}, and plays the candidat
     text = render_card(dest.name, cfg.variant, rules, card, f"an expert-iteration `{cfg.variant}` agent, {title}",
                        lineage, recipe, compute, facts, rows, games, pimc, pimc_games,
                        seed, eval_s, extra, ("json", json.dumps(shown, indent=1)))
-    _install(run / "best.safetensors", dest, text)
+    install_checkpoint(run / "best.safetensors", dest, text)
     return text
 
 
