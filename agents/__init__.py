@@ -33,24 +33,37 @@ def spec_weights(spec) -> list[str]:
     ``split:``), as their policy files' cards name them (the SHA-256 of the tensors, pitch_policy/file.py),
     so that a saved result can say which weights played; [] for the other specs, and for a PATH that names
     no readable policy (``make`` refuses that one by name)."""
+    from pitch_policy import CheckpointError, read_policy
+
+    from .checkpoint import resolve_policy_path
+
+    out = []
+    for kind, arg in spec_parts(spec):
+        path = arg if kind == "checkpoint" else arg.partition(":")[2] if kind == "pimcnet" else ""
+        try:
+            out += [read_policy(resolve_policy_path(path))[1]["sha256"]] if path else []
+        except (CheckpointError, OSError, ValueError):
+            pass
+    return out
+
+
+def spec_parts(spec) -> list[tuple[str, str]]:
+    """The agents ``spec`` is made of, as ``make`` reads them: (kind in lower case, argument) of the spec,
+    or of each half of a ``split:``; [] for what is not a string."""
     if not isinstance(spec, str):
         return []
     kind, _, arg = spec.strip().partition(":")
     kind = kind.lower()
     if kind == "split":
         bids, _, play = arg.partition("+")
-        return spec_weights(bids) + spec_weights(play)
-    path = arg if kind == "checkpoint" else arg.partition(":")[2] if kind == "pimcnet" else ""
-    if not path:
-        return []
-    from pitch_policy import CheckpointError, read_policy
+        return spec_parts(bids) + spec_parts(play)
+    return [(kind, arg)]
 
-    from .checkpoint import resolve_policy_path
 
-    try:
-        return [read_policy(resolve_policy_path(path))[1]["sha256"]]
-    except (CheckpointError, OSError, ValueError):
-        return []
+def seats_human(spec) -> bool:
+    """Whether the agent ``spec`` asks a person at the terminal for any move (``human``, or either half of
+    a ``split:``): a tournament or a training run cannot seat it."""
+    return any(kind == "human" for kind, _ in spec_parts(spec))
 
 
 def make(spec: str, env, seed: int | None = None) -> Agent:

@@ -190,7 +190,7 @@ def cmd_tournament(args) -> int:
 
 # ---------------------------------------------------------------- play
 def cmd_play(args, read=input, write=print) -> int:
-    from . import make
+    from . import make, seats_human
     from .human import HumanAgent, InputLost, QuitGame
 
     try:
@@ -210,7 +210,7 @@ def cmd_play(args, read=input, write=print) -> int:
     specs = [s.strip() for s in args.opponents.split(",") if s.strip()]
     if len(specs) == 1:
         specs = specs * (n - 1)
-    if len(specs) != n - 1 or "human" in specs:
+    if len(specs) != n - 1 or any(seats_human(s) for s in specs):
         return fail(f"--opponents {args.opponents!r}: give one agent spec for all {n - 1} other seats, "
                      f"or {n - 1} specs in seat order (not 'human')")
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)

@@ -80,10 +80,10 @@ def check_output_path(path, option: str) -> None:
 
 def check_specs(rules, specs: list[str]) -> None:
     """Build each agent once up front for ``rules``, so a bad spec fails before any game is played."""
-    from . import make
+    from . import make, seats_human
     from .tournament import seatings
 
-    if "human" in specs:
+    if any(seats_human(s) for s in specs):
         raise ValueError("a tournament cannot seat 'human': use pitch play")
     seatings(rules, len(specs))  # e.g. one agent cannot fill two partnership sides
     env = pitch_env.env(rules)

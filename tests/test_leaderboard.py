@@ -84,6 +84,8 @@ def test_a_killed_leaderboard_continues_with_the_same_command_to_the_same_table(
     (["--agents", "random,wizard"], "unknown agent spec 'wizard'"),
     (["--agents", "random,checkpoint:nosuch"], "no shipped agent named 'nosuch'"),
     (["--agents", "random,human"], "cannot seat 'human'"),
+    (["--agents", "random,HUMAN"], "cannot seat 'human'"),
+    (["--agents", "random,split:heuristic+human"], "cannot seat 'human'"),  # it would wait at the terminal
     (["--agents", "random,"], "an empty spec"),
 ])
 def test_bad_arguments_are_refused_in_one_line(argv, says, tmp_path, capsys):

@@ -65,6 +65,9 @@ def test_play_refuses_bad_arguments(monkeypatch, capsys):
     assert rc == 2 and "3 other seats" in err
     rc, _, err = run(["play", "--opponents", "wizard"], "", monkeypatch, capsys)
     assert rc == 2 and "pimc:N" in err
+    for human in ["human", "Human", "split:human+random", "split:random+human"]:  # one person at the terminal
+        rc, _, err = run(["play", "--opponents", human], "", monkeypatch, capsys)
+        assert rc == 2 and "not 'human'" in err
 
 
 def test_moves_are_read_by_number_name_or_card():

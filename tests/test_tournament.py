@@ -131,6 +131,9 @@ def test_tournament_command_refuses_bad_agents_and_options(capsys):
     assert "pimc:N" in capsys.readouterr().err
     assert pitch_cli.main(["tournament", "--agents", "heuristic,random", "--num-players", "9"]) == 2
     assert "num_players" in capsys.readouterr().err
+    for human in ["human", "HUMAN", "split:human+random", "split:random+ human"]:  # no game waits at the terminal
+        assert pitch_cli.main(["tournament", "--agents", f"heuristic,{human}", "--games", "2"]) == 2
+        assert "cannot seat 'human'" in capsys.readouterr().err
 
 
 def test_plot_draws_rates_of_zero_and_one(tmp_path):

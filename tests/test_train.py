@@ -505,7 +505,7 @@ def test_out_of_range_values_are_refused_naming_key_and_value(tmp_path, override
     ("opponents={heuristc: 1}", "opponents"), ("opponents={'pimc:x': 1, self: 1}", "opponents"),
     ("eval_opponents=[random, heuristc]", "eval_opponents"), ("eval_opponents=['checkpoint:/no/such/file']", "eval_opponents"),
     ("imitate=pimc:-3", "imitate"), ("imitate_against=rando", "imitate_against"), ("imitate=human", "imitate"),
-    ("opponents={human: 1}", "opponents"),
+    ("opponents={human: 1}", "opponents"), ("opponents={'split:heuristic+human': 1}", "opponents"),
 ])
 def test_agent_specs_that_do_not_build_are_refused_when_the_config_is_read(tmp_path, override, key):
     one_line_config_error(tmp_path, "variant: setback\n", [override], match=f"key '{key}'")

@@ -321,7 +321,7 @@ def _check_agents(cfg: TrainConfig, rules, source: str) -> None:
 
     env = pitch_env.env(rules)
     for key, spec in specs:
-        if spec.strip().lower().startswith("human"):
+        if agents.seats_human(spec):
             raise ConfigError(f"key {key!r} in {source} names {short(spec)}: a human cannot play thousands of "
                               f"training games; use random, heuristic, pimc:N or checkpoint:PATH")
         try:
