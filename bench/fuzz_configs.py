@@ -44,10 +44,11 @@ BAD_VALUES = {
     "imitate_decisions": [-5],
     "hidden": [[], [-3], [0], [10**9], "256", [[1]]],
     "opponents": [{"wizard": 1.0}, {"heuristic": -1.0}, {}, {"heuristic": float("nan")}, ["heuristic"],
-                  {"pimc:0": 1.0}, {"pimc:99999999999999999999": 1.0}, {"checkpoint:/no/such/file": 1.0}],
-    "eval_opponents": [["wizard"], ["pimc:x"], "heuristic,random", [5]],
-    "imitate": ["wizard", "pimc:0", "pimc:-3", "human"],
-    "imitate_against": ["wizard"],
+                  {"pimc:0": 1.0}, {"pimc:99999999999999999999": 1.0}, {"checkpoint:/no/such/file": 1.0},
+                  {"split:heuristic+human": 1.0}],
+    "eval_opponents": [["wizard"], ["pimc:x"], "heuristic,random", [5], ["HUMAN"]],
+    "imitate": ["wizard", "pimc:0", "pimc:-3", "human", "split:human+heuristic"],
+    "imitate_against": ["wizard", "split:heuristic+human"],
     "run_name": ["../..", "/tmp/escape", "a/../../b", "..", "x/../../y"],
     "variant": ["chess", "", 5],
     "rules": [{"num_players": 99}, [1], {"no_such_option": 1}, {"target_score": -4}],
@@ -94,13 +95,13 @@ _BOMB = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
 def prepare(work: Path) -> None:
     import yaml
 
-    for name in ("train.config", "train.exit"):  # imported before the fork, so no child imports them again
+    for name in ("train.config", "train.exit", "train.cli"):  # imported before the fork, so no child imports them again
         importlib.import_module(name)
 
-    for path in sorted(SHIPPED.glob("*.yaml")):
-        _BASE.append(yaml.safe_load(path.read_text()) or {})
-    for path in sorted(SHIPPED.glob("exit/*.yaml")):
-        _EXIT_BASE.append(yaml.safe_load(path.read_text()) or {})
+    from train.cli import is_exit_recipe
+
+    for path in sorted([*SHIPPED.glob("*.yaml"), *SHIPPED.glob("exit/*.yaml")]):  # each to the loader pitch train picks
+        (_EXIT_BASE if is_exit_recipe(str(path), None) else _BASE).append(yaml.safe_load(path.read_text()) or {})
 
 
 def make_case(rng: random.Random, work: Path, i: int) -> Case:
@@ -137,9 +138,10 @@ def make_case(rng: random.Random, work: Path, i: int) -> Case:
             return Case("configs", "exit_none", path, False)
         key = rng.choice(sorted(EXIT_BAD_VALUES))
         value = rng.choice(EXIT_BAD_VALUES[key])
+        must = not (key == "start" and value == "" and values.get("start_train"))  # no start: start_train's run is it
         values[key] = value
         path.write_text(yaml.safe_dump(values))
-        return Case("configs", f"exit_{key}={str(value)[:40]}", path, True)
+        return Case("configs", f"exit_{key}={str(value)[:40]}", path, must)
     values = dict(rng.choice(_BASE))
     key = rng.choice(sorted(BAD_VALUES))
     value = rng.choice(BAD_VALUES[key])
