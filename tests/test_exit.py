@@ -1095,6 +1095,7 @@ def test_a_generations_values_fitted_again_fuse_with_its_start_into_exactly_its_
     (["--generation", "1", "--config", "configs/exit/setback_recipe.yaml"], "go together"),
     (["--generation", "1", "--out", "EXISTS"], "exists"), (["--generation", "1", "--out", ""], "go together"),
     (["--generation", "1", "--out", "UNDER_A_FILE"], "a_file' is not a folder"),
+    (["--generation", "1", "--out", "/proc/new/v.safetensors"], "cannot write in '/proc'"),  # not after the fit
     (["--generation", "2", "MISSING_PART"], "part_0.npz' is missing"),
     (["--generation", "1", "SEARCH_RUN"], "only a target: values run"),
 ])
@@ -1142,3 +1143,15 @@ def test_a_fit_larger_than_the_machines_memory_is_refused_before_anything_is_rec
         ex.check_fit_memory(cfg, range(1, 2), per // 4, 0)
     monkeypatch.setattr(agents.workers, "total_memory", lambda: None)  # unknown: not checked
     ex.check_fit_memory(cfg, range(1, 2), per // 4, 0)
+
+
+def test_a_disk_that_fills_during_a_run_stops_it_in_one_line_that_says_how_to_continue(tmp_path, capsys, monkeypatch):
+    from pitch_cli import main
+
+    def full(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(ex, "run_exit", full)
+    assert main(["exit", "--set", f"runs_dir={tmp_path}", "run_name=full", *SMALL]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "No space left on device" in err and f"pitch exit --resume {tmp_path / 'full'}" in err
+    assert len(err.splitlines()) == 1 and "Traceback" not in err

@@ -44,9 +44,11 @@ import json
 import re
 import math
 import multiprocessing as mp
+import os
 import random
 import shutil
 import sys
+import tempfile
 import time
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
@@ -1161,7 +1163,12 @@ def cmd_exit(args) -> int:
                 print(f"error: {e}; free memory (a fit holds all its decisions) or lower workers, then continue "
                       f"with: pitch exit --resume {run_dir}", file=sys.stderr)
                 return 2
-    except (ConfigError, CheckpointError, FileExistsError, FileNotFoundError) as e:
+            except OSError as e:  # a full disk, a folder made read-only: every part written before it is kept
+                print(flush=True)
+                print(f"error: {e}; make room or mend the folder, then continue with: pitch exit --resume {run_dir}",
+                      file=sys.stderr)
+                return 2
+    except (ConfigError, CheckpointError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     print(f"run directory: {run.path}\nbest policy: {run.best} (agent spec checkpoint:{run.best})")
@@ -1187,6 +1194,13 @@ def _cmd_values_of(args) -> int:
     if above is not None or out.exists() or out.is_symlink():
         what = f"{str(above)!r} is not a folder" if above is not None else f"{str(out)!r} exists"
         raise FileExistsError(f"--out {args.out!r}: {what}; give another --out")
+    base = next(a for a in out.parents if a.exists())  # the folders below it are made only once the fit is done
+    try:  # a real write, before minutes of fitting: permission bits alone do not say (root, read-only mounts)
+        fd, tmp = tempfile.mkstemp(dir=base, prefix=".pitch-check-")
+        os.close(fd)
+        os.unlink(tmp)
+    except OSError as e:
+        raise ConfigError(f"--out {args.out!r}: cannot write in {str(base)!r} ({e.strerror}); give another --out") from None
     try:
         done = refit_values(Path(args.values_of), args.generation, out, threads)
     except KeyboardInterrupt:
