@@ -58,3 +58,14 @@ def atomic_write(path: str | Path, write) -> None:
             os.close(dfd)
     except OSError:
         pass
+
+
+def check_writable_above(path: str | Path) -> Path:
+    """The nearest existing folder at or above ``path``, after a real write there (a temporary file made
+    and removed: permission bits alone do not say, under root or on a read-only mount); OSError if it
+    cannot be written. Checks that the folders a later write makes can be made, without making them."""
+    base = next(a for a in [Path(path), *Path(path).parents] if a.exists())
+    fd, tmp = tempfile.mkstemp(dir=base, prefix=".pitch-check-")
+    os.close(fd)
+    os.unlink(tmp)
+    return base

@@ -511,6 +511,18 @@ def test_agent_specs_that_do_not_build_are_refused_when_the_config_is_read(tmp_p
     one_line_config_error(tmp_path, "variant: setback\n", [override], match=f"key '{key}'")
 
 
+@pytest.mark.parametrize("command", [["train", "--config", "configs/quick.yaml"],
+                                     ["exit", "--config", "configs/exit/setback_recipe.yaml"]])
+def test_a_runs_dir_that_cannot_be_written_is_refused_in_one_line_before_any_work(tmp_path, capsys, command):
+    from pitch_cli import main
+
+    (tmp_path / "a_file").write_text("")
+    for runs_dir in ["/proc/runs", str(tmp_path / "a_file" / "runs")]:
+        assert main([*command, "--set", f"runs_dir={runs_dir}"]) == 2
+        err = capsys.readouterr().err.strip()
+        assert f"runs_dir {runs_dir!r}: cannot write there" in err and len(err.splitlines()) == 1, err
+
+
 @pytest.mark.parametrize("name", ["../..", "../escape", "/tmp/abs", ".hidden", "a/b", ""])
 def test_a_run_name_never_writes_outside_runs_dir(tmp_path, name):
     runs_dir = tmp_path / "runs" / "inner"

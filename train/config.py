@@ -18,6 +18,8 @@ from typing import Any, Literal
 
 import yaml
 
+from pitch_env.files import check_writable_above
+
 from .typed_config import ConfigError, GameKeys, build, coerced, load, ranged, short
 
 __all__ = ["ConfigError", "TrainConfig", "load_config", "make_config", "load_resume_config", "scheduled",
@@ -193,7 +195,13 @@ def new_run_dir(runs_dir: str, name: str, where: str) -> Path:
     """The directory a new run writes: ``runs_dir/name``, ``name`` checked by ``check_run_name``."""
     if not str(runs_dir).strip():
         raise ConfigError(f"runs_dir ({where}) is empty: name a folder, e.g. runs")
-    return Path(runs_dir) / check_run_name(name, where)
+    path = Path(runs_dir) / check_run_name(name, where)
+    try:  # before any training: the run's folders are made at its first write
+        check_writable_above(path)
+    except OSError as e:
+        raise ConfigError(f"runs_dir {str(runs_dir)!r}: cannot write there ({e.strerror}); give runs_dir a folder "
+                          f"you can write") from None
+    return path
 
 
 def _check_together(cfg: TrainConfig, source: str) -> None:

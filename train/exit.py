@@ -44,11 +44,9 @@ import json
 import re
 import math
 import multiprocessing as mp
-import os
 import random
 import shutil
 import sys
-import tempfile
 import time
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
@@ -59,7 +57,7 @@ import numpy as np
 from agents.pimc import SWITCH_Z
 from agents.workers import WorkerDied
 from pitch_policy import WEIGHTS_FILE, CheckpointError, PolicyMLP, load_policy, save_policy
-from pitch_env.files import atomic_write
+from pitch_env.files import atomic_write, check_writable_above
 
 from .config import check_run_name, new_run_dir, plain_name
 from .typed_config import ConfigError, GameKeys, build, check_range, load, parse_override, range_of, ranged, short
@@ -1194,13 +1192,10 @@ def _cmd_values_of(args) -> int:
     if above is not None or out.exists() or out.is_symlink():
         what = f"{str(above)!r} is not a folder" if above is not None else f"{str(out)!r} exists"
         raise FileExistsError(f"--out {args.out!r}: {what}; give another --out")
-    base = next(a for a in out.parents if a.exists())  # the folders below it are made only once the fit is done
-    try:  # a real write, before minutes of fitting: permission bits alone do not say (root, read-only mounts)
-        fd, tmp = tempfile.mkstemp(dir=base, prefix=".pitch-check-")
-        os.close(fd)
-        os.unlink(tmp)
+    try:  # before minutes of fitting; the folders below it are made only once the fit is done
+        check_writable_above(out.parent)
     except OSError as e:
-        raise ConfigError(f"--out {args.out!r}: cannot write in {str(base)!r} ({e.strerror}); give another --out") from None
+        raise ConfigError(f"--out {args.out!r}: cannot write there ({e.strerror}); give another --out") from None
     try:
         done = refit_values(Path(args.values_of), args.generation, out, threads)
     except KeyboardInterrupt:
