@@ -70,6 +70,10 @@ class ResultsLog:
                 if not isinstance(row, dict) or set(row) != game_fields:
                     raise ValueError(f"--results {path}, line {number}: not a game of this tournament; "
                                      "delete the file to start over")
+                problem = _row_problem(row, self.header)
+                if problem:
+                    raise ValueError(f"--results {path}, line {number}: {problem}, not a game this tournament "
+                                     "wrote; delete the file to start over")
                 g = GameResult(**row)
                 games.setdefault(g.deal, {})[g.rotation] = g
         # A deal counts only with every seating played: duplicate comparisons need all of them.
@@ -101,6 +105,45 @@ class ResultsLog:
 
     def close(self) -> None:
         self._file.close()
+
+
+def _is_int(v, low: int, high: int) -> bool:
+    return type(v) is int and low <= v <= high
+
+
+# per-agent fields: what an agent at the table has (an agent not at the table has None)
+_PER_AGENT = {"won": lambda v: type(v) is bool, "think_s": lambda v: type(v) in (int, float) and 0 <= v <= 1e9,
+              **{k: (lambda v: _is_int(v, -10**9, 10**9)) for k in ("margin", "points", "side_hands", "pitched",
+                                                                       "made", "decisions")}}
+
+
+def _row_problem(row: dict, header: dict) -> str:
+    """What is wrong with a game line read back (types, ranges, shapes), '' if nothing: a line must not
+    become a traceback, or a table built from values no game gives."""
+    rotations, agents = header["rotations"], len(header["specs"])
+    if not _is_int(row["rotation"], 0, len(rotations) - 1):
+        return f"rotation {str(row['rotation'])[:20]!r} is not one of 0 to {len(rotations) - 1}"
+    seating = rotations[row["rotation"]]
+    for key, low, high in (("deal", 0, 10**9), ("env_seed", 0, 2**64), ("hands", 0, 10**6)):
+        if not _is_int(row[key], low, high):
+            return f"{key} {str(row[key])[:20]!r} is not a whole number from {low} to {high}"
+    if row["seating"] != seating:
+        return f"seating {str(row['seating'])[:40]} is not rotation {row['rotation']}'s, {seating}"
+    if type(row["truncated"]) is not bool or (row["winner"] is None) != row["truncated"]:
+        return "truncated and winner disagree (a game is truncated exactly when nobody won)"
+    if row["winner"] is not None and not _is_int(row["winner"], 0, len(seating) - 1):
+        return f"winner {str(row['winner'])[:20]!r} is not a side"
+    scores = row["final_scores"]
+    if not isinstance(scores, list) or not 1 <= len(scores) <= len(seating) or not all(
+            _is_int(v, -10**9, 10**9) for v in scores):
+        return "final_scores is not a list of a score per side"
+    seated = set(seating)
+    for key, ok in _PER_AGENT.items():
+        values = row[key]
+        if not isinstance(values, list) or len(values) != agents or not all(
+                ok(v) if i in seated else v is None for i, v in enumerate(values)):
+            return f"{key} is not a list of {agents} values, one per agent at the table and None for the others"
+    return ""
 
 
 def _parse(line: bytes, path, number: int):

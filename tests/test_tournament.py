@@ -232,6 +232,31 @@ def test_a_results_file_is_never_overwritten_or_mixed_with_another_tournament(tm
         run_tournament("setback", ["heuristic", "random"], games=2, seed=1, max_hands=2, results=path, resume=True)
 
 
+@pytest.mark.parametrize("key, value", [
+    ("deal", [1]), ("deal", -1), ("rotation", 2), ("rotation", {}), ("env_seed", "x"), ("hands", True),
+    ("seating", [1, 0, 1, 0]), ("winner", 5), ("winner", None), ("truncated", True), ("truncated", "no"), ("final_scores", 3),
+    ("won", [True]), ("margin", None), ("margin", [1.5, 2]), ("points", ["x", 1]), ("think_s", [float("nan"), 0.1]),
+    ("think_s", [-1, 0.1]), ("decisions", [1, 2, 3]), ("made", {"0": 1}), ("side_hands", [None, 1]),
+])
+def test_a_results_line_no_game_could_write_is_refused_in_one_line(tmp_path, capsys, key, value):
+    """Each field of a game line is checked as it is read back: a crafted file must not become a
+    traceback, nor a table computed from values no game gives."""
+    import json
+
+    path = tmp_path / "results.jsonl"
+    argv = ["tournament", "--agents", "heuristic,random", "--games", "2", "--seed", "1", "--quiet", "--results",
+            str(path)]
+    assert pitch_cli.main(argv) == 0
+    header, first, *rest = path.read_text().splitlines()
+    row = json.loads(first)
+    row[key] = value
+    path.write_text("\n".join([header, json.dumps(row), *rest]) + "\n")
+    capsys.readouterr()
+    assert pitch_cli.main([*argv, "--resume"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "line 2:" in err and "delete the file" in err and len(err.splitlines()) == 1, err
+
+
 def test_a_results_file_played_by_other_weights_under_the_same_name_is_not_resumed(tmp_path):
     """A checkpoint replaced under the same path (a shipped agent retrained) makes the saved games
     another tournament's: resuming them would report the old weights' wins as the new ones'. What counts
