@@ -13,6 +13,7 @@ import argparse
 import importlib.util
 import platform
 import random
+import sys
 import time
 
 import numpy as np
@@ -143,6 +144,18 @@ def cases():
     return out
 
 
+def _problem(args) -> str:
+    """What is wrong with the arguments, in one line ('' if nothing)."""
+    if not 0 < args.seconds <= 3600:  # NaN too
+        return f"--seconds {args.seconds:g}: give a time per environment from above 0 to 3600 seconds"
+    if not 1 <= args.repeat <= 100:
+        return f"--repeat {args.repeat}: give 1 to 100 timed runs per environment"
+    sizes = args.batch_sizes.split(",")
+    if not all(b.strip().isdigit() and 1 <= int(b) <= 65536 for b in sizes):
+        return f"--batch-sizes {args.batch_sizes!r}: give comma-separated sizes from 1 to 65536, e.g. 1,64,1024"
+    return ""
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=5.0, help="time per environment")
@@ -150,15 +163,22 @@ def main(argv=None) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="timed runs per environment; the median is shown")
     parser.add_argument("--batch-sizes", default="1,64,1024,4096", help="vector env sizes, comma-separated")
     args = parser.parse_args(argv)
+    problem = _problem(args)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
     sizes = [int(b) for b in args.batch_sizes.split(",")]
+    every = [(label, decisions_per_second, make) for label, make in cases()] + spiel_cases() + vector_cases(sizes)
+    every = [case for case in every if not args.only or args.only in case[0]]
+    if not every:
+        print(f"error: --only {args.only!r} matches no environment; give part of a label of `pitch bench`'s table, "
+              "e.g. 'pitch setback' or 'vector'", file=sys.stderr)
+        return 2
     print(f"python {platform.python_version()} on {platform.machine()}, one process; "
           f"median of {args.repeat} runs of {args.seconds:g} s each")
     print(f"{'environment':40} {'decisions/s':>12} {'per CPU s':>12} {'decisions':>10}")
-    every = [(label, decisions_per_second, make) for label, make in cases()] + spiel_cases() + vector_cases(sizes)
     rates = {}
     for label, measure, make in every:
-        if args.only and args.only not in label:
-            continue
         measure(make, min(1.0, args.seconds / 5))  # warm-up (and compile), not reported
         runs = sorted(measure(make, args.seconds) for _ in range(args.repeat))
         rate, cpu_rate, n = runs[len(runs) // 2]

@@ -331,3 +331,20 @@ def test_under_nohup_a_closed_terminal_does_not_stop_a_tournament():
             assert sig.getsignal(sig.SIGHUP) is sig.SIG_IGN and sig.getsignal(sig.SIGTERM) is not sig.SIG_DFL
     finally:
         sig.signal(sig.SIGHUP, previous)
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["--seconds", "-1"], "--seconds -1"), (["--seconds", "nan"], "--seconds nan"), (["--seconds", "0"], "above 0"),
+    (["--seconds", "1e30"], "to 3600 seconds"), (["--repeat", "0"], "--repeat 0"), (["--repeat", "-5"], "1 to 100"),
+    (["--only", "nothing"], "matches no environment"),
+])
+def test_bench_refuses_arguments_that_would_measure_nothing_or_never_end(argv, says, capsys):
+    assert pitch_cli.main(["bench", *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert says in err and len(err.splitlines()) == 1 and "Traceback" not in err
+
+
+def test_bench_measures_the_environments_it_is_asked_for(capsys):
+    assert pitch_cli.main(["bench", "--seconds", "0.05", "--repeat", "1", "--only", "pitch setback 4p"]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("pitch ")]
+    assert len(rows) == 1 and int(rows[0].split()[-1].replace(",", "")) > 0  # decisions made in the timed run
