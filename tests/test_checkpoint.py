@@ -344,7 +344,8 @@ def test_the_move_cost_bench_times_the_agents_own_decisions():
     assert all(warm > 0 and cold > 0 for warm, cold in rows.values())
 
 
-@pytest.mark.parametrize("name", sorted(p.name for p in (Path(__file__).parent.parent / "checkpoints").iterdir()))
+@pytest.mark.parametrize("name", sorted(p.name for p in (Path(__file__).parent.parent / "checkpoints").iterdir()
+                                         if p.is_dir()))
 def test_every_shipped_checkpoint_loads_for_its_game_plays_legally_and_has_its_card(name):
     """Each directory under checkpoints/ is a policy for the rules its card names, loaded through the agent
     spec its model card tells users to play (the shipped name), which plays a whole game of legal moves

@@ -91,7 +91,8 @@ def test_record_md_lists_every_action_form():
 # them mean nothing to a reader of a clone.
 
 def _product_files() -> list[Path]:
-    files = [ROOT / "README.md", *sorted(DOCS.glob("*.md")), *sorted(ROOT.glob("checkpoints/*/README.md"))]
+    files = [ROOT / "README.md", *sorted(DOCS.glob("*.md")), ROOT / "checkpoints" / "README.md",
+             *sorted(ROOT.glob("checkpoints/*/README.md"))]
     return files + sorted((ROOT / "configs").rglob("*.yaml"))
 
 
@@ -235,3 +236,15 @@ def test_readme_snippet_plays_a_game_and_scores_by_side(variant, capsys):
     rules = scope["env"].unwrapped.rules
     assert len(record["final_scores"]) == rules.num_sides == (4 if variant == "auction" else 2)
     assert str(record["final_scores"]) in capsys.readouterr().out
+
+
+def test_the_checkpoints_index_names_every_shipped_agent_and_the_strongest_of_each_game():
+    """checkpoints/README.md tells a newcomer which folder to use: it must not drift from the folders there
+    and from the agent `pitch play` seats by default."""
+    from agents.checkpoint import STRONGEST, shipped_names
+
+    index = (ROOT / "checkpoints" / "README.md").read_text()
+    named = set(re.findall(r"`([a-z_0-9]+)`", index))
+    assert set(shipped_names()) <= named, f"not in checkpoints/README.md: {set(shipped_names()) - named}"
+    for game, name in STRONGEST.items():
+        assert f"| {game} | `{name}` |" in index
