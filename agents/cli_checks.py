@@ -8,10 +8,10 @@ import contextlib
 import os
 import signal
 import sys
-import tempfile
 from pathlib import Path
 
 import pitch_env
+from pitch_env.files import check_writable_above
 
 from .workers import check_workers
 
@@ -71,9 +71,7 @@ def check_output_path(path, option: str) -> None:
         if p.exists():
             open(p, "a").close()
         else:
-            fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=".pitch-check-")
-            os.close(fd)
-            os.unlink(tmp)
+            check_writable_above(p.parent)
     except OSError as e:
         raise ValueError(f"{option} {path}: cannot write there ({e.strerror}); choose another path") from None
 

@@ -11,7 +11,6 @@ table measures whether that beats each member (``--against`` adds head-to-head r
 from __future__ import annotations
 
 import argparse
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -44,11 +43,11 @@ def register(subparsers) -> None:
 
 
 def cmd_fuse(args) -> int:
-    from agents.workers import WorkerDied, check_workers
+    from agents.workers import check_workers
 
-    from .model_card import check_checkpoint_folder
+    from .model_card import check_checkpoint_folder, write_and_report
 
-    try:
+    def write() -> str:
         weights = _weights(args.weights, len(args.policies))
         if args.games < 0 or args.pimc_games < 0:
             raise CheckpointError("--games and --pimc-games count games: give 0 or more")
@@ -57,16 +56,9 @@ def cmd_fuse(args) -> int:
         check_workers(args.workers, "--workers")
         out = Path(args.out)
         check_checkpoint_folder(out, "--out", args.force)
-        text = write_fused(args.policies, weights, out, args.games, args.pimc, args.pimc_games, args.against,
+        return write_fused(args.policies, weights, out, args.games, args.pimc, args.pimc_games, args.against,
                            args.seed, args.workers)
-    except (CheckpointError, ValueError, OSError, WorkerDied) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print(f"interrupted: nothing written to {args.out}", file=sys.stderr)
-        return 130
-    print(text)
-    return 0
+    return write_and_report(args.out, write)
 
 
 def _weights(text: str | None, n: int) -> list[float] | None:

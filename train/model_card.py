@@ -18,7 +18,7 @@ from pathlib import Path
 from pitch_policy import WEIGHTS_FILE, CheckpointError, load_policy
 from pitch_env.files import atomic_write
 
-from .config import ConfigError, load_config
+from .config import load_config
 from .evaluate import compare, table
 
 
@@ -366,21 +366,29 @@ def main(argv=None) -> int:
     p.add_argument("--force", action="store_true", help="replace a policy already in DEST (its files are replaced "
                                                             "once the new card is whole)")
     a = p.parse_args(argv)
+
+    def write() -> str:
+        if _check_arguments(a):
+            return write_exit_card(Path(a.run), Path(a.dest), a.games, a.pimc, a.pimc_games, a.workers, a.seed,
+                                   a.config, a.previous, a.note, a.machine)
+        return write_card(Path(a.run), Path(a.dest), a.games, a.pimc, a.pimc_games, a.workers, a.seed, a.config,
+                          a.machine)
+    return write_and_report(a.dest, write)
+
+
+def write_and_report(dest, write) -> int:
+    """Run ``write`` (checks, games, then the checkpoint ``dest``; it returns the card's text) for a command:
+    the card printed (0), or one line for a refusal or failure (2: ConfigError and CheckpointError are
+    ValueErrors) or for Ctrl-C (130), after which ``dest`` is as it was."""
     from agents.workers import WorkerDied
 
     try:
-        exit_run = _check_arguments(a)
-        if exit_run:
-            text = write_exit_card(Path(a.run), Path(a.dest), a.games, a.pimc, a.pimc_games, a.workers, a.seed,
-                                   a.config, a.previous, a.note, a.machine)
-        else:
-            text = write_card(Path(a.run), Path(a.dest), a.games, a.pimc, a.pimc_games, a.workers, a.seed, a.config,
-                              a.machine)
-    except (ConfigError, CheckpointError, ValueError, OSError, WorkerDied) as e:
+        text = write()
+    except (ValueError, OSError, WorkerDied) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print(f"interrupted: nothing written to {a.dest}", file=sys.stderr)
+        print(f"interrupted: nothing written to {dest}", file=sys.stderr)
         return 130
     print(text)
     return 0
