@@ -87,8 +87,10 @@ def make(spec: str, env, seed: int | None = None) -> Agent:
     if kind == "pimc":
         from .pimc import DEFAULT_WORLDS, PIMCAgent
 
-        worlds_text, _, bid_text = arg.partition(":")
-        try:
+        worlds_text, colon, bid_text = arg.partition(":")
+        try:  # 'pimc' alone is the default search; a field written empty ('pimc:', 'pimc::3') is a typo
+            if ":" in spec and (not worlds_text or (colon and not bid_text)):
+                raise ValueError
             worlds = int(worlds_text) if worlds_text else DEFAULT_WORLDS
             bid_worlds = int(bid_text) if bid_text else 0
         except ValueError:

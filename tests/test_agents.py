@@ -72,7 +72,7 @@ def test_random_agent_is_reproducible_from_its_seed():
 
 def test_unknown_spec_lists_the_valid_forms():
     env = pitch_env.env("setback")
-    for bad in ("minimax", "pimc:many", "pimc:0", "pimc:4:x", "pimc:4:-1", "heuristic:3", ""):
+    for bad in ("minimax", "pimc:many", "pimc:0", "pimc:4:x", "pimc:4:-1", "pimc:", "pimc::3", "pimc:12:", "pimc:1:2:3", "heuristic:3", ""):
         with pytest.raises(ValueError) as e:
             make(bad, env)
         assert "pimc:N" in str(e.value) or "pimc:" in str(e.value)
