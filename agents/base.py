@@ -109,15 +109,22 @@ class RandomAgent(Agent):
         return self.rng.choice(legal_actions(observation, info))
 
 
+def bidding(state) -> bool:
+    """Whether ``state`` (an InfoState) is a decision of the auction: the engine's bid phase."""
+    return state.phase == BID
+
+
 class SplitAgent(Agent):
     """Two agents as one: ``bids`` makes the decisions of the auction (the engine's bid phase), ``play``
     every other one (the pitch or the trump, the exchange, the tricks). Pairing an agent's bids with
-    another's play shows which half of it wins its games."""
+    another's play shows which half of it wins its games. ``first(state)`` (an InfoState), when given,
+    picks the decisions of the first agent instead of the bids (bench/search_lead.py asks which tricks
+    a search wins with)."""
 
-    def __init__(self, env, bids: Agent, play: Agent):
+    def __init__(self, env, bids: Agent, play: Agent, first=bidding, name: str | None = None):
         super().__init__(env)
-        self.bids, self.play = bids, play
-        self.name = f"split:{bids.name}+{play.name}"
+        self.bids, self.play, self.first = bids, play, first
+        self.name = name or f"split:{bids.name}+{play.name}"
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
@@ -125,5 +132,5 @@ class SplitAgent(Agent):
         self.play.reset(seed)
 
     def act(self, observation, info) -> int:
-        bidding = self.info_state(observation, info).phase == BID
-        return (self.bids if bidding else self.play).act(observation, info)
+        first = self.first(self.info_state(observation, info))
+        return (self.bids if first else self.play).act(observation, info)

@@ -1,0 +1,90 @@
+"""Which of a network's decisions does a search over it win with?
+
+The network (``checkpoint:NET``) plays a duplicate-deal tournament against itself in which one kind of
+its decisions is made by the search over it (``pimcnet:W:NET``, agents/netpimc.py) instead:
+
+- ``bids``: the auction;
+- ``pitch``: the first card of each hand (in setback it names trump);
+- ``exchange``: declaring trump and the stock's discards (games with a stock);
+- ``tricks:LO-HI``: the cards of tricks LO to HI (the first trick is 1), a hand's first card left out;
+- ``play``: every decision but the bids.
+
+The side with the search wins more than half of its games when those decisions are where the search
+is ahead of the network; the whole search's lead is what ``pitch tournament --agents
+checkpoint:NET,pimcnet:W:NET`` measures.
+
+Run: ``python -m bench.search_lead --variant setback --net setback_dealt_5m --decisions tricks:4-6 --games 1000 --seed 7``
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import sys
+
+import agents
+import pitch_env
+from agents.base import SplitAgent
+from agents.cli_checks import check_counts, fail
+from agents.report import print_result
+from agents.tournament import run_tournament
+from pitch_env.engine import BID, PLAY
+
+KINDS = ("bids", "pitch", "exchange", "tricks:LO-HI", "play")
+
+
+def chooser(decisions: str):
+    """The InfoState -> bool that picks the decisions named by ``decisions`` (one of KINDS)."""
+    def first_card(s) -> bool:
+        return s.phase == PLAY and not s.tricks and not s.trick
+
+    if decisions == "bids":
+        return lambda s: s.phase == BID
+    if decisions == "pitch":
+        return first_card
+    if decisions == "exchange":
+        return lambda s: s.phase not in (BID, PLAY)
+    if decisions == "play":
+        return lambda s: s.phase != BID
+    kind, _, span = decisions.partition(":")
+    low, dash, high = span.partition("-")
+    if kind != "tricks" or not dash or not low.isdigit() or not high.isdigit() or not 1 <= int(low) <= int(high):
+        raise ValueError(f"--decisions {decisions!r}: use one of {', '.join(KINDS)}, e.g. 'tricks:4-6'")
+    low, high = int(low), int(high)
+    return lambda s: s.phase == PLAY and not first_card(s) and low <= len(s.tricks) + 1 <= high
+
+
+def searched(env, seed, *, net: str, worlds: int, decisions: str) -> SplitAgent:
+    """The network with the decisions ``decisions`` names made by the search over it."""
+    search = agents.make(f"pimcnet:{worlds}:{net}", env, seed=seed)
+    return SplitAgent(env, search, agents.make(f"checkpoint:{net}", env), first=chooser(decisions),
+                      name=f"pimcnet:{worlds} on {decisions}")
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="python -m bench.search_lead", description=__doc__.split("\n\n")[0])
+    p.add_argument("--variant", default="setback")
+    p.add_argument("--net", default="setback_dealt_5m", help="a shipped agent's name or a policy file")
+    p.add_argument("--worlds", type=int, default=32, help="the search's worlds per decision")
+    p.add_argument("--decisions", default="play", help=f"which decisions the search makes: {', '.join(KINDS)}")
+    p.add_argument("--games", type=int, default=1000)
+    p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--workers", type=int, default=2)
+    args = p.parse_args(argv)
+    net = f"checkpoint:{args.net}"
+    try:
+        check_counts(args.games, args.workers)
+        chooser(args.decisions)
+        env = pitch_env.env(args.variant)
+        agents.make(net, env), agents.make(f"pimcnet:{args.worlds}:{args.net}", env)  # both load for these rules
+    except ValueError as e:
+        return fail(str(e))
+    play = functools.partial(searched, net=args.net, worlds=args.worlds, decisions=args.decisions)
+    result = run_tournament(args.variant, [net, play], games=args.games, seed=args.seed, workers=args.workers,
+                            names=[net, f"pimcnet:{args.worlds} on {args.decisions}"])
+    print_result(result)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
