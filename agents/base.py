@@ -109,7 +109,7 @@ class RandomAgent(Agent):
         return self.rng.choice(legal_actions(observation, info))
 
 
-def bidding(state) -> bool:
+def is_bid(state) -> bool:
     """Whether ``state`` (an InfoState) is a decision of the auction: the engine's bid phase."""
     return state.phase == BID
 
@@ -121,7 +121,7 @@ class SplitAgent(Agent):
     picks the decisions of the first agent instead of the bids (bench/search_lead.py asks which tricks
     a search wins with)."""
 
-    def __init__(self, env, bids: Agent, play: Agent, first=bidding, name: str | None = None):
+    def __init__(self, env, bids: Agent, play: Agent, first=is_bid, name: str | None = None):
         super().__init__(env)
         self.bids, self.play, self.first = bids, play, first
         self.name = name or f"split:{bids.name}+{play.name}"

@@ -24,7 +24,7 @@ import sys
 
 import agents
 import pitch_env
-from agents.base import SplitAgent
+from agents.base import SplitAgent, is_bid
 from agents.cli_checks import check_counts, fail
 from agents.report import print_result
 from agents.tournament import run_tournament
@@ -39,7 +39,7 @@ def chooser(decisions: str):
         return s.phase == PLAY and not s.tricks and not s.trick
 
     if decisions == "bids":
-        return lambda s: s.phase == BID
+        return is_bid
     if decisions == "pitch":
         return first_card
     if decisions == "exchange":
