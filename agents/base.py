@@ -121,10 +121,10 @@ class SplitAgent(Agent):
     picks the decisions of the first agent instead of the bids (bench/search_lead.py asks which tricks
     a search wins with)."""
 
-    def __init__(self, env, bids: Agent, play: Agent, first=is_bid, name: str | None = None):
+    def __init__(self, env, bids: Agent, play: Agent, first=is_bid):
         super().__init__(env)
         self.bids, self.play, self.first = bids, play, first
-        self.name = name or f"split:{bids.name}+{play.name}"
+        self.name = f"split:{bids.name}+{play.name}"
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)

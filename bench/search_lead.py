@@ -57,8 +57,7 @@ def chooser(decisions: str):
 def searched(env, seed, *, net: str, worlds: int, decisions: str) -> SplitAgent:
     """The network with the decisions ``decisions`` names made by the search over it."""
     search = agents.make(f"pimcnet:{worlds}:{net}", env, seed=seed)
-    return SplitAgent(env, search, agents.make(f"checkpoint:{net}", env), first=chooser(decisions),
-                      name=f"pimcnet:{worlds} on {decisions}")
+    return SplitAgent(env, search, agents.make(f"checkpoint:{net}", env), first=chooser(decisions))
 
 
 def main(argv=None):
@@ -71,17 +70,15 @@ def main(argv=None):
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--workers", type=int, default=2)
     args = p.parse_args(argv)
-    net = f"checkpoint:{args.net}"
+    split = functools.partial(searched, net=args.net, worlds=args.worlds, decisions=args.decisions)
     try:
         check_counts(args.games, args.workers)
-        chooser(args.decisions)
-        env = pitch_env.env(args.variant)
-        agents.make(net, env), agents.make(f"pimcnet:{args.worlds}:{args.net}", env)  # both load for these rules
+        split(pitch_env.env(args.variant), None)  # the decisions parse, both agents load for these rules
     except ValueError as e:
         return fail(str(e))
-    play = functools.partial(searched, net=args.net, worlds=args.worlds, decisions=args.decisions)
-    result = run_tournament(args.variant, [net, play], games=args.games, seed=args.seed, workers=args.workers,
-                            names=[net, f"pimcnet:{args.worlds} on {args.decisions}"])
+    result = run_tournament(args.variant, [f"checkpoint:{args.net}", split], games=args.games, seed=args.seed,
+                            workers=args.workers, names=[f"checkpoint:{args.net}",
+                                                         f"pimcnet:{args.worlds} on {args.decisions}"])
     print_result(result)
     return 0
 

@@ -43,7 +43,7 @@ def test_each_kind_of_decision_is_picked_where_the_hand_says(variant):
 def test_the_split_agent_makes_the_picked_decisions_with_its_first_agent():
     env = pitch_env.env("setback", info_state=True)
     late, random_, heuristic = chooser("tricks:4-6"), RandomAgent(env, seed=2), HeuristicAgent(env, seed=2)
-    split = SplitAgent(env, RandomAgent(env, seed=2), HeuristicAgent(env, seed=2), first=late, name="late")
+    split = SplitAgent(env, RandomAgent(env, seed=2), HeuristicAgent(env, seed=2), first=late)
     env.reset(seed=4)
     split.reset(9), random_.reset(9), heuristic.reset(9)
     routed = 0
@@ -55,7 +55,7 @@ def test_the_split_agent_makes_the_picked_decisions_with_its_first_agent():
         else:
             assert action == heuristic.act(observation, info)
         env.step(action)
-    assert routed > 10 and split.name == "late"
+    assert routed > 10
 
 
 def test_the_tool_plays_the_split_network_and_refuses_bad_input_in_one_line(capsys):
