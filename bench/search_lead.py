@@ -11,7 +11,9 @@ its decisions is made by the search over it (``pimcnet:W:NET``, agents/netpimc.p
 
 The side with the search wins more than half of its games when those decisions are where the search
 is ahead of the network; the whole search's lead is what ``pitch tournament --agents
-checkpoint:NET,pimcnet:W:NET`` measures.
+checkpoint:NET,pimcnet:W:NET`` measures. ``--agent SPEC`` puts another agent in the search's place: a
+candidate network (``checkpoint:PATH``) making only those decisions shows whether a training change
+gained where the search is ahead.
 
 Run: ``python -m bench.search_lead --variant setback --net setback_dealt_5m --decisions tricks:4-6 --games 1000 --seed 7``
 """
@@ -54,9 +56,9 @@ def chooser(decisions: str):
     return lambda s: s.phase == PLAY and not first_card(s) and low <= len(s.tricks) + 1 <= high
 
 
-def searched(env, seed, *, net: str, worlds: int, decisions: str) -> SplitAgent:
-    """The network with the decisions ``decisions`` names made by the search over it."""
-    search = agents.make(f"pimcnet:{worlds}:{net}", env, seed=seed)
+def searched(env, seed, *, net: str, worlds: int, decisions: str, agent: str = "") -> SplitAgent:
+    """The network with the decisions ``decisions`` names made by the search over it (or by ``agent``)."""
+    search = agents.make(agent or f"pimcnet:{worlds}:{net}", env, seed=seed)
     return SplitAgent(env, search, agents.make(f"checkpoint:{net}", env), first=chooser(decisions))
 
 
@@ -66,11 +68,13 @@ def main(argv=None):
     p.add_argument("--net", default="setback_dealt_5m", help="a shipped agent's name or a policy file")
     p.add_argument("--worlds", type=int, default=32, help="the search's worlds per decision")
     p.add_argument("--decisions", default="play", help=f"which decisions the search makes: {', '.join(KINDS)}")
+    p.add_argument("--agent", default="", metavar="SPEC",
+                   help="the agent making those decisions instead of the search (e.g. checkpoint:PATH)")
     p.add_argument("--games", type=int, default=1000)
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--workers", type=int, default=2)
     args = p.parse_args(argv)
-    split = functools.partial(searched, net=args.net, worlds=args.worlds, decisions=args.decisions)
+    split = functools.partial(searched, net=args.net, worlds=args.worlds, decisions=args.decisions, agent=args.agent)
     try:
         check_counts(args.games, args.workers)
         split(pitch_env.env(args.variant), None)  # the decisions parse, both agents load for these rules
@@ -78,7 +82,7 @@ def main(argv=None):
         return fail(str(e))
     result = run_tournament(args.variant, [f"checkpoint:{args.net}", split], games=args.games, seed=args.seed,
                             workers=args.workers, names=[f"checkpoint:{args.net}",
-                                                         f"pimcnet:{args.worlds} on {args.decisions}"])
+                                                         f"{args.agent or f'pimcnet:{args.worlds}'} on {args.decisions}"])
     print_result(result)
     return 0
 

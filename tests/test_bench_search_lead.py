@@ -62,7 +62,11 @@ def test_the_tool_plays_the_split_network_and_refuses_bad_input_in_one_line(caps
     assert main(["--variant", "setback", "--net", "setback_scratch", "--worlds", "2", "--decisions", "tricks:5-6",
                  "--games", "2", "--workers", "1"]) == 0
     assert "pimcnet:2 on tricks:5-6" in capsys.readouterr().out
-    for bad in (["--decisions", "tricks:3"], ["--decisions", "tricks:0-2"], ["--decisions", "all"],
+    assert main(["--variant", "setback", "--net", "setback_scratch", "--agent", "heuristic", "--decisions", "bids",
+                 "--games", "2", "--workers", "1"]) == 0
+    assert "heuristic on bids" in capsys.readouterr().out
+    for bad in (["--agent", "checkpoint:no_such_agent"], ["--agent", "pimc:"],
+                ["--decisions", "tricks:3"], ["--decisions", "tricks:0-2"], ["--decisions", "all"],
                 ["--net", "no_such_agent"], ["--worlds", "0"], ["--games", "0"],
                 ["--variant", "auction", "--net", "setback_scratch"]):
         assert main(bad) == 2, bad
