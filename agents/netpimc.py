@@ -287,25 +287,25 @@ class NetSearch:
         self.rollouts = NetRollouts(policy, rules, leaf, batched)
         self.layout = ActionLayout(rules)
 
-    def decide(self, obs: np.ndarray, mask: np.ndarray, v) -> Decision:
+    def decide(self, obs: np.ndarray, mask: np.ndarray, v, search: bool = True) -> Decision:
         """The decision of the seat to move at ``v`` (``obs``, ``mask``: its Observer vector and legal mask):
-        searched at a bid, trump or card with a choice, else the network's."""
+        searched at a bid, trump or card with a choice, else (and where ``search`` is false) the network's."""
         hint = heuristic_action(v, self.layout) if self.rollouts.hint else None
         x, m, act_src = policy_input(obs, mask, self.policy.transform, hint)
         net = self.policy.act_input(x, m, act_src)
         legal = list(v.legal)
-        if len(legal) == 1 or v.phase not in SEARCHED:
+        if len(legal) == 1 or v.phase not in SEARCHED or not search:
             return Decision(net, net, x, m, act_src)
         action, means = self.search(v, legal, net)
         return Decision(action, net, x, m, act_src, dict(zip(legal, means.tolist())))
 
-    def decide_in(self, g: Game, seat: int, live: LiveTable):
+    def decide_in(self, g: Game, seat: int, live: LiveTable, search: bool = True):
         """(``decide`` for ``seat``, to move in ``g``, its InfoState): the observation from ``live``, kept in
         step with ``g``, and a fresh legal mask (without a transform the Decision keeps it as its mask)."""
         v = g.info_state(seat)
         mask = np.zeros(self.layout.size, bool)
         mask[list(v.legal)] = True
-        return self.decide(live.observe(seat), mask, v), v
+        return self.decide(live.observe(seat), mask, v, search), v
 
     def outcomes(self, v, legal: list[int]) -> np.ndarray:
         """Rollout outcomes, ``[len(legal), worlds]``: every legal action in every sampled world."""

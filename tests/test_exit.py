@@ -251,6 +251,21 @@ def test_recorded_decisions_are_what_the_network_reads_and_legal():
     assert (q[over, part["y"][over]] > q[over, z[over]]).all()  # and worth more than the network's choice
 
 
+def test_from_trick_searches_and_records_only_the_cards_of_that_trick_and_later():
+    """``from_trick: 3``: every recorded row is a card of the third trick or later (a hand holds one
+    card fewer each trick), the network alone playing before; the recording costs the search only there."""
+    cfg = ex.ExitConfig(worlds=2, from_trick=3)
+    part = ex.record_part(cfg, SHIPPED["setback"], 40, seed=1)
+    layout = ActionLayout(cfg.resolved_rules())
+    assert len(part["y"]) == 40 and (part["mask"][:, :layout.play_base] == 0).all()  # no bid or trump
+    hand = Observer(cfg.resolved_rules()).pieces["hand"]
+    held = part["x"][:, hand.offset:hand.offset + hand.size].sum(1)
+    assert held.max() <= cfg.resolved_rules().hand_size - 2  # two tricks played, at least
+    every = ex.record_part(ex.ExitConfig(worlds=2), SHIPPED["setback"], 40, seed=1)
+    held_every = every["x"][:, hand.offset:hand.offset + hand.size].sum(1)
+    assert held_every.max() > cfg.resolved_rules().hand_size - 2  # without it, earlier decisions too
+
+
 def test_a_recording_in_the_dealt_cards_goes_to_the_batched_recording(monkeypatch):
     """Every recording of ``worlds_from: dealt`` (the workers call ``record_part``) is ``record_dealt``'s:
     no searching teacher records it one game at a time."""
@@ -427,6 +442,8 @@ def test_a_fit_moves_the_network_toward_the_search():
     ({"worlds_from": "real"}, "'worlds_from'"), ({"fold": True}, "set target: values"), ({"fold": "yes"}, "'fold'"),
     ({"worlds_from": "dealt", "target": "values", "worlds": 1, "read_bids": False}, "'read_bids'"),
     ({"worlds_from": "dealt", "target": "values", "worlds": 1, "switch_z": 3.0}, "'switch_z'"),
+    ({"worlds_from": "dealt", "target": "values", "worlds": 1, "from_trick": 3}, "'from_trick'"),
+    ({"from_trick": 14}, "'from_trick'"), ({"from_trick": -1}, "'from_trick'"),
     ({"start_train": "nowhere.yaml"}, "'start_train'"), ({"start_train": "configs"}, "'start_train'"),
     ({"start_train": "configs/auction_scratch_ppo.yaml"}, "other rules"), ({"start_train": 3}, "'start_train'"),
     ({"start_train": "configs/auction_scratch_ppo.yaml", "variant": "auction", "start": "checkpoints/auction_base"}, "keep one"),

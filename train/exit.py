@@ -57,6 +57,7 @@ import numpy as np
 from agents.pimc import SWITCH_Z
 from agents.workers import WorkerDied
 from pitch_policy import WEIGHTS_FILE, CheckpointError, PolicyMLP, load_policy, save_policy
+from pitch_env.engine import PLAY
 from pitch_env.files import atomic_write, check_writable_above
 
 from .config import check_run_name, new_run_dir, plain_name
@@ -80,6 +81,7 @@ class ExitConfig(GameKeys):
     worlds: int = ranged(8, 1, 1000)  # worlds per searched decision of the teacher (pimcnet:worlds:best)
     worlds_from: Literal["sampled", "dealt"] = "sampled"  # sampled: worlds drawn from what the seat knows; dealt: each legal action scored in the cards really dealt (one world; the network's own choice played; target values only)
     read_bids: bool = True  # the teacher's worlds prefer hands that explain the bids as agents/bidding.py reads them; false: what play has shown alone (no heuristic in the search)
+    from_trick: int = ranged(0, 0, 13)  # 0: every bid, trump and card with a choice is searched and recorded; K: only the cards of trick K and later (the first trick is 1), the network alone making the decisions before (bench/search_lead.py finds the tricks a search wins with)
     switch_z: float = ranged(SWITCH_Z, 0.0, 100.0)  # the teacher leaves the network's choice only for an action this many standard errors better
     replay: int = ranged(2, 1, 1000)  # generations of recorded decisions each fit uses (this one and the ones before)
     epochs: int = ranged(4, 1, 1000)  # passes over the fitted decisions
@@ -175,6 +177,9 @@ def make_exit_config(values: dict, source: str) -> ExitConfig:
         if cfg.worlds != 1 or any(e.get("worlds", 1) != 1 for e in cfg.stages):
             raise ConfigError(f"key 'worlds_from' in {source} is 'dealt', one world (the cards dealt): set worlds: 1 "
                               f"(and no other in stages)")
+        if cfg.from_trick:
+            raise ConfigError(f"key 'from_trick' in {source} picks the decisions a search makes, and worlds_from: dealt "
+                              f"records every decision without one: remove it, or set worlds_from: sampled")
         for key in DRAWING_KEYS:
             if getattr(cfg, key) != FIELDS[key].default:
                 raise ConfigError(f"key {key!r} in {source} steers how worlds are drawn, and worlds_from: dealt draws "
@@ -269,7 +274,7 @@ def record_part(cfg: ExitConfig, policy_path: str, n: int, seed: int, leaf_path:
     (``leaf: game``). With ``worlds_from: dealt`` there is no search: ``record_dealt`` records the part."""
     if cfg.worlds_from == "dealt":
         return record_dealt(cfg, policy_path, n, seed, leaf_path)
-    from agents.netpimc import SEARCHED, NetSearch
+    from agents.netpimc import NetSearch
     from pitch_env.actions import ActionLayout
     from pitch_env.engine import Game
     from pitch_env.loop import play
@@ -285,13 +290,14 @@ def record_part(cfg: ExitConfig, policy_path: str, n: int, seed: int, leaf_path:
     live = LiveTable(Observer(rules))
     size = ActionLayout(rules).size
     xs, ms, ys, over, qs = [], [], [], [], []
+    searched = late_tricks(cfg.from_trick)
 
     def teach(g: Game, seat: int) -> int:
         legal = g.legal_actions()
         if len(legal) == 1:
             return legal[0]
-        d, v = search.decide_in(g, seat, live)
-        if v.phase in SEARCHED:
+        d, _ = search.decide_in(g, seat, live, searched(g))
+        if d.values is not None:  # searched
             xs.append(np.asarray(d.x, np.float32))
             ms.append(np.asarray(d.mask, bool))
             ys.append(shown_action(d.act_src, d.action))
@@ -309,6 +315,14 @@ def record_part(cfg: ExitConfig, policy_path: str, n: int, seed: int, leaf_path:
         play(g, teach, stop=lambda seat: len(ys) >= n, moved=live.after)
     return {"x": np.stack(xs), "mask": np.stack(ms), "y": np.asarray(ys, np.int64), "overrode": np.asarray(over),
             "q": np.stack(qs)}
+
+
+def late_tricks(from_trick: int):
+    """Game -> bool: whether the teacher searches the decision at hand (``from_trick``: every one at 0,
+    else the cards of that trick and later)."""
+    if not from_trick:
+        return lambda g: True
+    return lambda g: g.phase == PLAY and len(g.tricks) + 1 >= from_trick
 
 
 LANES = 64  # games one dealt recording steps together (``record_dealt``)
