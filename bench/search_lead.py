@@ -13,7 +13,9 @@ The side with the search wins more than half of its games when those decisions a
 is ahead of the network; the whole search's lead is what ``pitch tournament --agents
 checkpoint:NET,pimcnet:W:NET`` measures. ``--agent SPEC`` puts another agent in the search's place: a
 candidate network (``checkpoint:PATH``) making only those decisions shows whether a training change
-gained where the search is ahead.
+gained where the search is ahead. ``--against SPEC`` seats another opponent than the network (for
+example ``pimc:12``), to see whether the search's lead there is strength or only its knowing the very
+network it plays against.
 
 Run: ``python -m bench.search_lead --variant setback --net setback_dealt_5m --decisions tricks:4-6 --games 1000 --seed 7``
 """
@@ -70,6 +72,8 @@ def main(argv=None):
     p.add_argument("--decisions", default="play", help=f"which decisions the search makes: {', '.join(KINDS)}")
     p.add_argument("--agent", default="", metavar="SPEC",
                    help="the agent making those decisions instead of the search (e.g. checkpoint:PATH)")
+    p.add_argument("--against", default="", metavar="SPEC",
+                   help="the opponent (default: the network itself, checkpoint:NET)")
     p.add_argument("--games", type=int, default=1000)
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--workers", type=int, default=2)
@@ -77,11 +81,14 @@ def main(argv=None):
     split = functools.partial(searched, net=args.net, worlds=args.worlds, decisions=args.decisions, agent=args.agent)
     try:
         check_counts(args.games, args.workers)
-        split(pitch_env.env(args.variant), None)  # the decisions parse, both agents load for these rules
+        env = pitch_env.env(args.variant)
+        split(env, None)  # the decisions parse, both agents load for these rules
+        against = args.against or f"checkpoint:{args.net}"
+        agents.make(against, env)
     except ValueError as e:
         return fail(str(e))
-    result = run_tournament(args.variant, [f"checkpoint:{args.net}", split], games=args.games, seed=args.seed,
-                            workers=args.workers, names=[f"checkpoint:{args.net}",
+    result = run_tournament(args.variant, [against, split], games=args.games, seed=args.seed,
+                            workers=args.workers, names=[against,
                                                          f"{args.agent or f'pimcnet:{args.worlds}'} on {args.decisions}"])
     print_result(result)
     return 0

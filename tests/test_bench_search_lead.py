@@ -63,9 +63,10 @@ def test_the_tool_plays_the_split_network_and_refuses_bad_input_in_one_line(caps
                  "--games", "2", "--workers", "1"]) == 0
     assert "pimcnet:2 on tricks:5-6" in capsys.readouterr().out
     assert main(["--variant", "setback", "--net", "setback_scratch", "--agent", "heuristic", "--decisions", "bids",
-                 "--games", "2", "--workers", "1"]) == 0
-    assert "heuristic on bids" in capsys.readouterr().out
-    for bad in (["--agent", "checkpoint:no_such_agent"], ["--agent", "pimc:"],
+                 "--against", "random", "--games", "2", "--workers", "1"]) == 0
+    table = capsys.readouterr().out
+    assert "heuristic on bids" in table and "random" in table and "checkpoint:setback_scratch" not in table
+    for bad in (["--agent", "checkpoint:no_such_agent"], ["--agent", "pimc:"], ["--against", "pimc:0"],
                 ["--decisions", "tricks:3"], ["--decisions", "tricks:0-2"], ["--decisions", "all"],
                 ["--net", "no_such_agent"], ["--worlds", "0"], ["--games", "0"],
                 ["--variant", "auction", "--net", "setback_scratch"]):
