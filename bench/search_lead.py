@@ -68,7 +68,7 @@ def main(argv=None):
     p = argparse.ArgumentParser(prog="python -m bench.search_lead", description=__doc__.split("\n\n")[0])
     p.add_argument("--variant", default="setback")
     p.add_argument("--net", default="setback_dealt_5m", help="a shipped agent's name or a policy file")
-    p.add_argument("--worlds", type=int, default=32, help="the search's worlds per decision")
+    p.add_argument("--worlds", type=int, default=32, help="the search's worlds per decision (not with --agent)")
     p.add_argument("--decisions", default="play", help=f"which decisions the search makes: {', '.join(KINDS)}")
     p.add_argument("--agent", default="", metavar="SPEC",
                    help="the agent making those decisions instead of the search (e.g. checkpoint:PATH)")
@@ -87,9 +87,9 @@ def main(argv=None):
         agents.make(against, env)
     except ValueError as e:
         return fail(str(e))
+    deciding = args.agent or f"pimcnet:{args.worlds}"
     result = run_tournament(args.variant, [against, split], games=args.games, seed=args.seed,
-                            workers=args.workers, names=[against,
-                                                         f"{args.agent or f'pimcnet:{args.worlds}'} on {args.decisions}"])
+                            workers=args.workers, names=[against, f"{deciding} on {args.decisions}"])
     print_result(result)
     return 0
 

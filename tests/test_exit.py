@@ -251,11 +251,18 @@ def test_recorded_decisions_are_what_the_network_reads_and_legal():
     assert (q[over, part["y"][over]] > q[over, z[over]]).all()  # and worth more than the network's choice
 
 
-def test_from_trick_searches_and_records_only_the_cards_of_that_trick_and_later():
+def test_from_trick_searches_and_records_only_the_cards_of_that_trick_and_later(monkeypatch):
     """``from_trick: 3``: every recorded row is a card of the third trick or later (a hand holds one
-    card fewer each trick), the network alone playing before; the recording costs the search only there."""
+    card fewer each trick), and the search runs only there: the network alone plays before."""
+    from agents.netpimc import NetSearch
+    from pitch_env.engine import PLAY
+
+    searched_at, search = [], NetSearch.search
+    monkeypatch.setattr(NetSearch, "search", lambda self, v, *a: searched_at.append((v.phase, len(v.tricks) + 1))
+                        or search(self, v, *a))
     cfg = ex.ExitConfig(worlds=2, from_trick=3)
     part = ex.record_part(cfg, SHIPPED["setback"], 40, seed=1)
+    assert len(searched_at) == 40 and all(phase == PLAY and trick >= 3 for phase, trick in searched_at)
     layout = ActionLayout(cfg.resolved_rules())
     assert len(part["y"]) == 40 and (part["mask"][:, :layout.play_base] == 0).all()  # no bid or trump
     hand = Observer(cfg.resolved_rules()).pieces["hand"]
