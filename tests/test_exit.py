@@ -18,7 +18,7 @@ from agents import make
 from agents.netpimc import NetRollouts, NetSearch
 from agents.worlds import sample_world, void_masks
 from pitch_env.actions import ActionLayout
-from pitch_env.engine import OVER, Game
+from pitch_env.engine import BID, OVER, Game
 from pitch_env.observer import LiveTable, Observer
 from pitch_policy import CheckpointError, load_policy
 from train import exit as ex
@@ -389,6 +389,34 @@ def test_fold_fits_the_fused_candidate_back_into_the_best_size():
     assert stats["held_out_accuracy"] == pytest.approx(float((choice(folded) == part["y"])[hold].mean()))
 
 
+def test_bid_weight_weighs_the_values_at_the_bids_alone():
+    """bid_weight: the fold fits the policy plus bid_weight times the values at the bids and value_weight
+    times them elsewhere: with a tiny value_weight and a large bid_weight the folded network follows the
+    values at the bids where they move the choice, and keeps the policy's cards."""
+    policy, card, part, q, choice = _decisions_with_foreign_values()
+    mask, x = part["mask"], part["x"]
+    rules = ex.ExitConfig().resolved_rules()
+    bids = x[:, Observer(rules).pieces["phase"].offset + BID] > 0.5
+    assert bids.sum() >= 20 and (~bids).sum() >= 20
+    cfg = ex.ExitConfig(target="values", value_weight=1e-3, bid_weight=100.0, fold=True, epochs=40,
+                        learning_rate=1e-3, batch_size=32, torch_threads=1)
+    values, folded, stats = ex.fit_values(policy, card, x, mask, part["y"], q, cfg, seed=0)
+    by_values = np.where(mask, values.logits(x.copy()), -np.inf).argmax(1)
+    several = mask.sum(1) > 1
+    moved = bids & several & (by_values != choice(policy))
+    assert moved.sum() >= 10  # the values would change many bids: the fold must carry them
+    assert (choice(folded) == by_values)[moved].mean() > 0.7
+    cards = ~bids & several
+    assert (choice(folded) == choice(policy))[cards].mean() > 0.9
+    # without it the same tiny weight leaves the bids too
+    _, plain, _ = ex.fit_values(policy, card, x, mask, part["y"], q, replace(cfg, bid_weight=None), seed=0)
+    assert (choice(plain) == by_values)[moved].mean() < 0.3
+    hold, _ = ex._split(len(part["y"]), np.random.default_rng(0))
+    teacher = np.where(mask, policy.logits(x.copy()) + np.where(bids, 100.0, 1e-3)[:, None] * values.logits(x.copy()),
+                       -np.inf).argmax(1)
+    assert stats["fold_agreement"] == pytest.approx(float((choice(folded) == teacher)[hold].mean()))
+
+
 def test_switch_z_is_the_teachers_margin():
     """A stricter teacher (switch_z) leaves the network's choice less often on the same deals."""
     lenient = ex.record_part(ex.ExitConfig(worlds=4, switch_z=0.0), SHIPPED["setback"], 120, seed=5)
@@ -451,6 +479,8 @@ def test_a_fit_moves_the_network_toward_the_search():
     ({"worlds_from": "dealt", "target": "values", "worlds": 1, "switch_z": 3.0}, "'switch_z'"),
     ({"worlds_from": "dealt", "target": "values", "worlds": 1, "from_trick": 3}, "'from_trick'"),
     ({"from_trick": 14}, "'from_trick'"), ({"from_trick": -1}, "'from_trick'"),
+    ({"bid_weight": 32.0, "target": "values"}, "fold: true"), ({"bid_weight": -1.0}, "'bid_weight'"),
+    ({"bid_weight": "32"}, "'bid_weight'"),
     ({"start_train": "nowhere.yaml"}, "'start_train'"), ({"start_train": "configs"}, "'start_train'"),
     ({"start_train": "configs/auction_scratch_ppo.yaml"}, "other rules"), ({"start_train": 3}, "'start_train'"),
     ({"start_train": "configs/auction_scratch_ppo.yaml", "variant": "auction", "start": "checkpoints/auction_base"}, "keep one"),

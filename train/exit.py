@@ -57,7 +57,8 @@ import numpy as np
 from agents.pimc import SWITCH_Z
 from agents.workers import WorkerDied
 from pitch_policy import WEIGHTS_FILE, CheckpointError, PolicyMLP, load_policy, save_policy
-from pitch_env.engine import PLAY
+from pitch_env.engine import BID, PLAY
+from pitch_env.observer import Observer
 from pitch_env.files import atomic_write, check_writable_above
 
 from .config import check_run_name, new_run_dir, plain_name
@@ -92,6 +93,7 @@ class ExitConfig(GameKeys):
     target: Literal["search", "soft", "values"] = "search"  # search: the search's action; soft: the network's policy reweighted by exp(value / temperature); values: the best plus value_weight × a fit of the search's action values
     temperature: float = ranged(1.0, 1e-3, 1e3)  # with target soft: outcome (points; with leaf game, chance of winning) that multiplies an action's odds by e
     value_weight: float = ranged(8.0, 1e-3, 1e3)  # with target values: logits the candidate adds per point (with leaf game, per unit of the chance of winning) the fit says an action is worth above the legal actions' mean
+    bid_weight: float | None = ranged(None, 0.0, 1e3)  # with fold: the value weight at the auction's bids instead of value_weight (empty: value_weight there too); a bid's values are large and clear, a card's small and noisy, so one weight fits both badly (docs/training.md)
     fold: bool = False  # with target values: the fused candidate fitted back into a network of the best's size (false: the candidate is the fused network, twice as wide each generation)
     gate_games: int = ranged(1000, 2, 10**6)  # duplicate-deal games, candidate vs best
     gate_min: float = ranged(0.5, 0.0, 1.0)  # the candidate's win rate must exceed this to become the best
@@ -170,6 +172,10 @@ def make_exit_config(values: dict, source: str) -> ExitConfig:
     if cfg.fold and cfg.target != "values":
         raise ConfigError(f"key 'fold' in {source} is true, which fits the fused candidate of target: values back into "
                           f"the best's size: set target: values, or fold: false")
+    if cfg.bid_weight is not None and not cfg.fold:
+        raise ConfigError(f"key 'bid_weight' in {source} weighs the values at the bids apart from the other decisions, "
+                          f"which only the fold can carry (one fused network has one weight): set target: values and "
+                          f"fold: true, or remove it")
     if cfg.worlds_from == "dealt":
         if cfg.target != "values":
             raise ConfigError(f"key 'worlds_from' in {source} is 'dealt', which plays the network's own choices and "
@@ -278,7 +284,7 @@ def record_part(cfg: ExitConfig, policy_path: str, n: int, seed: int, leaf_path:
     from pitch_env.actions import ActionLayout
     from pitch_env.engine import Game
     from pitch_env.loop import play
-    from pitch_env.observer import LiveTable, Observer
+    from pitch_env.observer import LiveTable
     from pitch_policy.canonical import shown_action
     from pitch_policy.game_value import load_game_value
 
@@ -529,10 +535,11 @@ def fit_values(policy: PolicyMLP, card: dict, x: np.ndarray, mask: np.ndarray, y
     layer zero, fitted by squared error over the legal actions to ``q`` less the legal actions' mean
     (5% held out). Adam, the learning rate decaying linearly to zero. Returns (the fit, the candidate:
     ``policy`` and the fit fused with weights 1 and ``value_weight`` (pitch_policy/fuse.py), with
-    ``fold`` that fused network fitted back into ``policy``'s size (``fold``), statistics).
+    ``fold`` that fused network fitted back into ``policy``'s size (``fold``; with ``bid_weight`` the bids'
+    values weighed by it in what is fitted), statistics).
     The statistics are the agreement with the search's actions ``y`` of ``policy`` alone (before) and of
     the candidate (after), the last epoch's mean squared error (``loss``) and, with ``fold``, how often
-    the folded network picks the fused one's action on the held-out rows (``fold_agreement``)."""
+    the folded network picks the action of what it was fitted to on the held-out rows (``fold_agreement``)."""
     import torch
 
     from pitch_policy.fuse import fuse
@@ -558,18 +565,38 @@ def fit_values(policy: PolicyMLP, card: dict, x: np.ndarray, mask: np.ndarray, y
     cand, _ = fuse([(policy, card, "the best"), (values, card, "its action values")], [1.0, cfg.value_weight])
     stats = {"held_out_accuracy_before": before, "loss": loss}
     if cfg.fold:
-        fused = cand
-        cand = fold(policy, fused, x, mask, train, cfg, rng)
-        stats["fold_agreement"] = _agreement(cand, x, mask, _greedy(fused, x, mask, hold), hold)
+        teacher = _fold_teacher(cand, values, cfg)
+        cand = fold(policy, teacher, x, mask, train, cfg, rng)
+        stats["fold_agreement"] = _agreement(cand, x, mask, _greedy(teacher, x, mask, hold), hold)
     stats.update(held_out_accuracy=_agreement(cand, x, mask, y, hold), train_accuracy=_agreement(cand, x, mask, y, train))
     return values, cand, stats
 
 
-def fold(policy: PolicyMLP, fused: PolicyMLP, x: np.ndarray, mask: np.ndarray, train: np.ndarray,
+class _FoldTeacher:
+    """What the fold fits with ``bid_weight``: the fused network's logits with the values weighed by
+    ``bid_weight`` instead of ``value_weight`` at the bids (``extra`` more), which an input shows: the
+    observation's phase piece says the auction there (the suit-canonical transform leaves it in place)."""
+
+    def __init__(self, fused: PolicyMLP, values: PolicyMLP, extra: float, bid_input: int):
+        self.fused, self.values, self.extra, self.bid_input = fused, values, extra, bid_input
+
+    def logits(self, x: np.ndarray) -> np.ndarray:
+        return self.fused.logits(x) + np.where(x[:, self.bid_input, None] > 0.5, self.extra, 0.0) * self.values.logits(x)
+
+
+def _fold_teacher(fused: PolicyMLP, values: PolicyMLP, cfg: ExitConfig):
+    """The fused network itself, or, with ``bid_weight``, it with the bids' values reweighed."""
+    if cfg.bid_weight is None:
+        return fused
+    bid_input = Observer(cfg.resolved_rules()).pieces["phase"].offset + BID
+    return _FoldTeacher(fused, values, cfg.bid_weight - cfg.value_weight, bid_input)
+
+
+def fold(policy: PolicyMLP, fused, x: np.ndarray, mask: np.ndarray, train: np.ndarray,
          cfg: ExitConfig, rng) -> PolicyMLP:
-    """``fused`` fitted into a network of ``policy``'s shape (``fold: true``): started from ``policy``,
-    cross-entropy to ``fused``'s policy over the legal actions of the rows ``train``, the same epochs,
-    batches and learning rate as the fit of the values."""
+    """``fused`` (a network, or a ``_FoldTeacher``) fitted into a network of ``policy``'s shape (``fold:
+    true``): started from ``policy``, cross-entropy to ``fused``'s policy over the legal actions of the rows
+    ``train``, the same epochs, batches and learning rate as the fit of the values."""
     import torch
 
     net = _torch_net(policy)
