@@ -562,48 +562,44 @@ def fit_values(policy: PolicyMLP, card: dict, x: np.ndarray, mask: np.ndarray, y
     loss = _train(net, train, rng, cfg, lambda idx: (((net(X[idx]) - Q[idx]) * legal[idx]) ** 2).sum()
                   / legal[idx].sum().clamp(min=1))
     values = _policy_of(net, policy)
-    cand, _ = fuse([(policy, card, "the best"), (values, card, "its action values")], [1.0, cfg.value_weight])
     stats = {"held_out_accuracy_before": before, "loss": loss}
     if cfg.fold:
-        teacher = _fold_teacher(cand, values, cfg)
-        cand = fold(policy, teacher, x, mask, train, cfg, rng)
-        stats["fold_agreement"] = _agreement(cand, x, mask, _greedy(teacher, x, mask, hold), hold)
+        target = _FoldTarget(policy, values, cfg)
+        cand = fold(policy, target, x, mask, train, cfg, rng)
+        stats["fold_agreement"] = _agreement(cand, x, mask, _greedy(target, x, mask, hold), hold)
+    else:
+        cand, _ = fuse([(policy, card, "the best"), (values, card, "its action values")], [1.0, cfg.value_weight])
     stats.update(held_out_accuracy=_agreement(cand, x, mask, y, hold), train_accuracy=_agreement(cand, x, mask, y, train))
     return values, cand, stats
 
 
-class _FoldTeacher:
-    """What the fold fits with ``bid_weight``: the fused network's logits with the values weighed by
-    ``bid_weight`` instead of ``value_weight`` at the bids (``extra`` more), which an input shows: the
-    observation's phase piece says the auction there (the suit-canonical transform leaves it in place)."""
+class _FoldTarget:
+    """What the fold fits: the best's logits plus the fitted values times ``value_weight``, the fused
+    network's logits (pitch_policy/fuse.py), or times ``bid_weight`` at the bids, which the input shows:
+    the observation's phase piece says the auction (the suit-canonical transform leaves it in place)."""
 
-    def __init__(self, fused: PolicyMLP, values: PolicyMLP, extra: float, bid_input: int):
-        self.fused, self.values, self.extra, self.bid_input = fused, values, extra, bid_input
+    def __init__(self, policy: PolicyMLP, values: PolicyMLP, cfg: ExitConfig):
+        self.policy, self.values = policy, values
+        self.weights = np.float32(cfg.value_weight), np.float32(cfg.value_weight if cfg.bid_weight is None else cfg.bid_weight)
+        self.bid_input = Observer(cfg.resolved_rules()).pieces["phase"].offset + BID
 
     def logits(self, x: np.ndarray) -> np.ndarray:
-        return self.fused.logits(x) + np.where(x[:, self.bid_input, None] > 0.5, self.extra, 0.0) * self.values.logits(x)
+        weight = np.where(x[:, self.bid_input, None] > 0.5, self.weights[1], self.weights[0])
+        return self.policy.logits(x) + weight * self.values.logits(x)
 
 
-def _fold_teacher(fused: PolicyMLP, values: PolicyMLP, cfg: ExitConfig):
-    """The fused network itself, or, with ``bid_weight``, it with the bids' values reweighed."""
-    if cfg.bid_weight is None:
-        return fused
-    bid_input = Observer(cfg.resolved_rules()).pieces["phase"].offset + BID
-    return _FoldTeacher(fused, values, cfg.bid_weight - cfg.value_weight, bid_input)
-
-
-def fold(policy: PolicyMLP, fused, x: np.ndarray, mask: np.ndarray, train: np.ndarray,
+def fold(policy: PolicyMLP, target, x: np.ndarray, mask: np.ndarray, train: np.ndarray,
          cfg: ExitConfig, rng) -> PolicyMLP:
-    """``fused`` (a network, or a ``_FoldTeacher``) fitted into a network of ``policy``'s shape (``fold:
-    true``): started from ``policy``, cross-entropy to ``fused``'s policy over the legal actions of the rows
+    """``target`` (anything with ``logits(x)``: a ``_FoldTarget``) fitted into a network of ``policy``'s shape
+    (``fold: true``): started from ``policy``, cross-entropy to ``target``'s policy over the legal actions of the rows
     ``train``, the same epochs, batches and learning rate as the fit of the values."""
     import torch
 
     net = _torch_net(policy)
     X, M = torch.from_numpy(x), torch.from_numpy(mask)
-    target = torch.cat([torch.softmax(_masked(torch.from_numpy(fused.logits(x[i:i + 8192])), M[i:i + 8192]), 1)
-                        for i in range(0, len(x), 8192)])  # in blocks, as _greedy
-    _cross_entropy_fit(net, X, M, target, train, rng, cfg)
+    probs = torch.cat([torch.softmax(_masked(torch.from_numpy(target.logits(x[i:i + 8192])), M[i:i + 8192]), 1)
+                       for i in range(0, len(x), 8192)])  # in blocks, as _greedy
+    _cross_entropy_fit(net, X, M, probs, train, rng, cfg)
     return _policy_of(net, policy)
 
 
