@@ -655,6 +655,8 @@ def test_the_cards_thinking_time_ratio_reads_as_one_percentage_either_way():
     from train.evaluate import _ratio
 
     assert _ratio(0.013, 0.742) == "1.8%" and _ratio(0.013, 0.0035) == "371%" and _ratio(0.0, 0.5) == "-"
+    assert _ratio(0.0026, 0.25) == "1.0%" and _ratio(0.002, 0.25) == "0.8%" and _ratio(0.0021, 0.3) == "0.7%"
+    assert _ratio(0.03, 0.8) == "3.8%" and _ratio(0.3, 0.8) == "38%"
 
 
 # ---------------------------------------------------------------- what a resume trusts and refuses
