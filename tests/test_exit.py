@@ -1211,3 +1211,34 @@ def test_a_disk_that_fills_during_a_run_stops_it_in_one_line_that_says_how_to_co
     err = capsys.readouterr().err.strip()
     assert "No space left on device" in err and f"pitch exit --resume {tmp_path / 'full'}" in err
     assert len(err.splitlines()) == 1 and "Traceback" not in err
+
+
+def test_sigterm_to_the_whole_process_group_is_a_stop_not_a_crash(tmp_path):
+    """``timeout``, a batch scheduler's preemption or ``kill -- -PGID`` send SIGTERM to every process of the
+    job: the recording workers end with it, and the run says it stopped (with the command that continues
+    it), not that the out-of-memory killer took a worker; the parts recorded before are kept."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    root = Path(__file__).resolve().parent.parent
+    (tmp_path / "exit.yaml").write_text(
+        "variant: setback\nstart: checkpoints/setback_dealt\ngenerations: 1\ndecisions: 200000\nworlds: 1\n"
+        f"worlds_from: dealt\ntarget: values\nfold: true\nworkers: 2\ntorch_threads: 1\nruns_dir: {tmp_path}\n"
+        "run_name: r\n")
+    gen = tmp_path / "r" / "gen_1"
+    proc = subprocess.Popen([sys.executable, "-m", "pitch_cli", "exit", "--config", str(tmp_path / "exit.yaml")],
+                            cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    deadline = time.monotonic() + 120
+    while not (gen.is_dir() and any(gen.glob("part_*.npz"))) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    time.sleep(0.3)  # the parent back to waiting on its workers, not between two parts
+    os.killpg(proc.pid, signal.SIGTERM)  # the parent and both workers
+    err = proc.communicate(timeout=120)[1]
+    assert proc.returncode == 130, err
+    assert f"stopped; continue with: pitch exit --resume {tmp_path / 'r'}" in err, err
+    assert "killed" not in err and "Traceback" not in err
+    assert any(gen.glob("part_*.npz")) and not list(gen.glob("*.tmp*"))

@@ -1195,6 +1195,9 @@ def cmd_exit(args) -> int:
                 return 130
             except WorkerDied as e:  # the parts recorded before it are kept
                 print(flush=True)  # ends the progress line
+                if stop:  # SIGTERM to the whole process group (timeout, a batch scheduler) ends the workers too
+                    print(f"stopped; continue with: pitch exit --resume {run_dir}", file=sys.stderr)
+                    return 130
                 print(f"error: {e}; free memory (a fit holds all its decisions) or lower workers, then continue "
                       f"with: pitch exit --resume {run_dir}", file=sys.stderr)
                 return 2
