@@ -17,6 +17,7 @@ from train.typed_config import ConfigError, GameKeys, build, load, range_of, ran
 class Demo(GameKeys):
     n: int = ranged(2, 1, 5)  # a count
     lr: float = ranged(0.1, 0, 1, above=True)  # a step size
+    w: float | None = ranged(None, 0, 10)  # a weight, empty by default
     names: list[str] = field(default_factory=list)
 
 
@@ -31,6 +32,17 @@ def one_line(call, match: str) -> str:
     return str(e.value)
 
 
+def path_of(values: dict) -> Path:
+    """A YAML file of ``values`` (the file's own numbers keep their type: 2 stays an int)."""
+    import tempfile
+
+    import yaml
+
+    path = Path(tempfile.mkdtemp()) / "d.yaml"
+    path.write_text(yaml.safe_dump(values))
+    return path
+
+
 def test_any_dataclass_is_read_from_yaml_and_set(tmp_path):
     path = tmp_path / "d.yaml"
     path.write_text("n: 3\nrules: {target_score: 21}\n")
@@ -42,12 +54,15 @@ def test_any_dataclass_is_read_from_yaml_and_set(tmp_path):
 
 def test_each_refusal_names_the_key_the_value_and_the_fix(tmp_path):
     one_line(lambda: load_demo(None, ["nn=3"]), r"unknown key 'nn' in --set \(did you mean 'n'\?\); the keys are: "
-                                                r"variant, rules, n, lr, names")
+                                                r"variant, rules, n, lr, w, names")
     one_line(lambda: load_demo(None, ["n=three"]), r"key 'n' in the defaults with --set must be int, got 'three' \(str\)")
     one_line(lambda: load_demo(None, ["n=true"]), r"key 'n' .* must be int, got True \(bool\)")
     one_line(lambda: load_demo(None, ["n=6"]), r"key 'n' .* is 6: it must be a whole number from 1 to 5")
     one_line(lambda: load_demo(None, ["lr=0"]), r"key 'lr' .* is 0.0: it must be in \(0, 1\]")
     one_line(lambda: load_demo(None, ["lr=.nan"]), r"key 'lr' .* is nan: it must be in \(0, 1\]")
+    cfg = load_demo(path_of({"w": 2}), [])
+    assert cfg.w == 2.0 and type(cfg.w) is float  # a YAML int given for a float, empty or not, is a float
+    one_line(lambda: load_demo(path_of({"w": 20}), []), r"key 'w' .* is 20.0: it must be in \[0, 10\]$")  # no count
     one_line(lambda: load_demo(None, ["rules={num_players: 9}"]), r"num_players=9")
     path = tmp_path / "d.yaml"
     path.write_text("n: 9\n")
@@ -68,6 +83,7 @@ def test_every_number_key_of_both_configs_declares_its_range():
     ({"stages": [{"generations": 1, "decisions": 5}]}, "key 'decisions' of stage 1 of key 'stages' in test is 5: it "
                                                        "must be a whole number from 1,000 to 100,000,000"),
     ({"gate_min": 1.5}, "key 'gate_min' in test is 1.5: it must be in [0, 1]"),
+    ({"bid_weight": -1}, "key 'bid_weight' in test is -1.0: it must be in [0, 1000]"),  # a weight, not a count
     ({"rules": [1]}, "key 'rules' in test must be dict[str, Any]"),
 ])
 def test_expert_iteration_configs_get_the_same_refusals(values, words):

@@ -108,11 +108,11 @@ def range_of(f: dataclasses.Field) -> Range | None:
     return f.metadata.get("range")
 
 
-def check_range(key: str, value, rng: Range, where: str) -> None:
-    """ConfigError unless ``value`` of ``key`` lies in ``rng``; ``where`` names the place ("in FILE")."""
+def check_range(key: str, value, rng: Range, where: str, whole: bool) -> None:
+    """ConfigError unless ``value`` of ``key`` lies in ``rng``; ``where`` names the place ("in FILE");
+    ``whole``: the key holds whole numbers (its type, not the value given: 2 for a fraction is no count)."""
     if not rng.holds(value):
-        raise ConfigError(f"key {key!r} {where} is {short(value)}: "
-                          f"{rng.fix(isinstance(value, int) and not isinstance(value, bool))}")
+        raise ConfigError(f"key {key!r} {where} is {short(value)}: {rng.fix(whole)}")
 
 
 # ---------------------------------------------------------------- the game every config plays
@@ -167,7 +167,7 @@ def build(cls: type[T], values: Any, source: str) -> T:
     cfg = cls(**coerced(cls, values))
     for f in fields.values():
         if range_of(f) is not None and getattr(cfg, f.name) is not None:
-            check_range(f.name, getattr(cfg, f.name), range_of(f), f"in {source}")
+            check_range(f.name, getattr(cfg, f.name), range_of(f), f"in {source}", hints[f.name] is int)
     if isinstance(cfg, GameKeys):
         cfg.check_rules(source)
     return cfg
@@ -176,7 +176,13 @@ def build(cls: type[T], values: Any, source: str) -> T:
 def coerced(cls, values: dict[str, Any]) -> dict[str, Any]:
     """``values`` with the ints given for float fields made floats (YAML reads ``1`` as an int)."""
     hints = hints_of(cls)
-    return {k: (float(v) if hints[k] is float else v) for k, v in values.items()}
+    return {k: (float(v) if _holds_float(hints[k]) and isinstance(v, int) else v) for k, v in values.items()}
+
+
+def _holds_float(tp) -> bool:
+    """``float``, or ``float | None`` (a key left empty by default)."""
+    return tp is float or (typing.get_origin(tp) in (typing.Union, types.UnionType)
+                           and set(typing.get_args(tp)) == {float, type(None)})
 
 
 # ---------------------------------------------------------------- YAML text, files and --set
