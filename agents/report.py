@@ -74,7 +74,7 @@ def print_result(result: TournamentResult, out=None) -> None:
     out.print(f"truncated games (won by nobody): {result.truncated}; wall time {result.wall_s:.1f} s")
     if result.interrupted:
         c = result.config
-        out.print(f"interrupted: these are the {c['games']} games finished before Ctrl-C "
+        out.print(f"interrupted: these are the {c['games']} games finished before the stop (Ctrl-C or SIGTERM) "
                   f"(of {c.get('planned_games', c['games'])} planned)")
 
 
