@@ -655,8 +655,8 @@ def test_the_cards_thinking_time_ratio_reads_as_one_percentage_either_way():
     from train.evaluate import _ratio
 
     assert _ratio(0.013, 0.742) == "1.8%" and _ratio(0.013, 0.0035) == "371%" and _ratio(0.0, 0.5) == "-"
-    assert _ratio(0.0026, 0.25) == "1.0%" and _ratio(0.002, 0.25) == "0.8%" and _ratio(0.0021, 0.3) == "0.7%"
-    assert _ratio(0.03, 0.8) == "3.8%" and _ratio(0.3, 0.8) == "38%"
+    assert _ratio(0.0026, 0.25) == "1.0%" and _ratio(0.002, 0.25) == "0.80%" and _ratio(0.0021, 0.3) == "0.70%"
+    assert _ratio(0.03, 0.8) == "3.8%" and _ratio(0.3, 0.8) == "38%" and _ratio(0.0998, 1.0) == "10%"
 
 
 # ---------------------------------------------------------------- what a resume trusts and refuses
@@ -1236,6 +1236,7 @@ def test_sigterm_to_the_whole_process_group_is_a_stop_not_a_crash(tmp_path):
     while not (gen.is_dir() and any(gen.glob("part_*.npz"))) and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.02)
     time.sleep(0.3)  # the parent back to waiting on its workers, not between two parts
+    assert proc.poll() is None, proc.communicate()[1]  # still recording: its error otherwise
     os.killpg(proc.pid, signal.SIGTERM)  # the parent and both workers
     err = proc.communicate(timeout=120)[1]
     assert proc.returncode == 130, err

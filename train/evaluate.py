@@ -74,8 +74,8 @@ def table(rows: list[dict]) -> str:
 
 def _ratio(mine: float, theirs: float) -> str:
     """The agent's thinking time as a percentage of the opponent's, two significant figures under 10%
-    (0.81%, 1.0%, 4.2%), whole percents above (37%, 370%): a trailing zero is kept, so 1.0% is not 1%."""
+    (0.81%, 0.80%, 1.0%, 4.2%), whole percents above (37%, 370%): a trailing zero is kept, so 1.0% is not 1%."""
     if mine <= 0 or theirs <= 0:
         return "-"
     share = 100 * mine / theirs
-    return f"{share:.2g}%" if share < 1 else f"{share:.1f}%" if share < 10 else f"{share:.0f}%"
+    return f"{share:#.2g}%" if float(f"{share:.2g}") < 10 else f"{share:.0f}%"

@@ -57,8 +57,7 @@ import numpy as np
 from agents.pimc import SWITCH_Z
 from agents.workers import WorkerDied
 from pitch_policy import WEIGHTS_FILE, CheckpointError, PolicyMLP, load_policy, save_policy
-from pitch_env.engine import BID, PLAY
-from pitch_env.observer import Observer
+from pitch_env.engine import PLAY
 from pitch_env.files import atomic_write, check_writable_above
 
 from .config import check_run_name, new_run_dir, plain_name
@@ -285,7 +284,7 @@ def record_part(cfg: ExitConfig, policy_path: str, n: int, seed: int, leaf_path:
     from pitch_env.actions import ActionLayout
     from pitch_env.engine import Game
     from pitch_env.loop import play
-    from pitch_env.observer import LiveTable
+    from pitch_env.observer import LiveTable, Observer
     from pitch_policy.canonical import shown_action
     from pitch_policy.game_value import load_game_value
 
@@ -565,42 +564,43 @@ def fit_values(policy: PolicyMLP, card: dict, x: np.ndarray, mask: np.ndarray, y
     values = _policy_of(net, policy)
     stats = {"held_out_accuracy_before": before, "loss": loss}
     if cfg.fold:
-        target = _FoldTarget(policy, values, cfg)
-        cand = fold(policy, target, x, mask, train, cfg, rng)
-        stats["fold_agreement"] = _agreement(cand, x, mask, _greedy(target, x, mask, hold), hold)
+        probs = _fold_target(policy, values, cfg, x, mask)
+        cand = fold(policy, probs, x, mask, train, cfg, rng)
+        stats["fold_agreement"] = _agreement(cand, x, mask, probs.argmax(1).numpy(), hold)
     else:
         cand, _ = fuse([(policy, card, "the best"), (values, card, "its action values")], [1.0, cfg.value_weight])
     stats.update(held_out_accuracy=_agreement(cand, x, mask, y, hold), train_accuracy=_agreement(cand, x, mask, y, train))
     return values, cand, stats
 
 
-class _FoldTarget:
-    """What the fold fits: the best's logits plus the fitted values times ``value_weight``, the fused
-    network's logits (pitch_policy/fuse.py), or times ``bid_weight`` at the bids, which the input shows:
-    the observation's phase piece says the auction (the suit-canonical transform leaves it in place)."""
+def _fold_target(policy: PolicyMLP, values: PolicyMLP, cfg: ExitConfig, x: np.ndarray, mask: np.ndarray):
+    """What the fold fits, each row's distribution over its legal actions: the softmax of the best's logits
+    plus the fitted values times ``value_weight`` (the fused network's logits, pitch_policy/fuse.py), or
+    times ``bid_weight`` at the bids (train/ppo.py ``bid_rows``: the rows whose mask allows a bid)."""
+    import torch
 
-    def __init__(self, policy: PolicyMLP, values: PolicyMLP, cfg: ExitConfig):
-        self.policy, self.values = policy, values
-        self.weights = np.float32(cfg.value_weight), np.float32(cfg.value_weight if cfg.bid_weight is None else cfg.bid_weight)
-        self.bid_input = Observer(cfg.resolved_rules()).pieces["phase"].offset + BID
+    from pitch_env.actions import ActionLayout
 
-    def logits(self, x: np.ndarray) -> np.ndarray:
-        weight = np.where(x[:, self.bid_input, None] > 0.5, self.weights[1], self.weights[0])
-        return self.policy.logits(x) + weight * self.values.logits(x)
+    from .ppo import bid_rows
+
+    at_bids = cfg.value_weight if cfg.bid_weight is None else cfg.bid_weight
+    bids = bid_rows(mask, ActionLayout(cfg.resolved_rules()).auction_size)
+    weight = np.where(bids, np.float32(at_bids), np.float32(cfg.value_weight))[:, None]
+    M = torch.from_numpy(mask)
+    blocks = (slice(i, i + 8192) for i in range(0, len(x), 8192))  # in blocks, as _greedy
+    return torch.cat([torch.softmax(_masked(torch.from_numpy(policy.logits(x[b]) + weight[b] * values.logits(x[b])),
+                                            M[b]), 1) for b in blocks])
 
 
-def fold(policy: PolicyMLP, target, x: np.ndarray, mask: np.ndarray, train: np.ndarray,
+def fold(policy: PolicyMLP, probs, x: np.ndarray, mask: np.ndarray, train: np.ndarray,
          cfg: ExitConfig, rng) -> PolicyMLP:
-    """``target`` (anything with ``logits(x)``: a ``_FoldTarget``) fitted into a network of ``policy``'s shape
-    (``fold: true``): started from ``policy``, cross-entropy to ``target``'s policy over the legal actions of the rows
+    """``probs`` (a distribution per row over its legal actions, ``_fold_target``) fitted into a network of
+    ``policy``'s shape (``fold: true``): started from ``policy``, cross-entropy to ``probs`` on the rows
     ``train``, the same epochs, batches and learning rate as the fit of the values."""
     import torch
 
     net = _torch_net(policy)
-    X, M = torch.from_numpy(x), torch.from_numpy(mask)
-    probs = torch.cat([torch.softmax(_masked(torch.from_numpy(target.logits(x[i:i + 8192])), M[i:i + 8192]), 1)
-                       for i in range(0, len(x), 8192)])  # in blocks, as _greedy
-    _cross_entropy_fit(net, X, M, probs, train, rng, cfg)
+    _cross_entropy_fit(net, torch.from_numpy(x), torch.from_numpy(mask), probs, train, rng, cfg)
     return _policy_of(net, policy)
 
 
