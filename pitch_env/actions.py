@@ -65,6 +65,12 @@ class ActionLayout:
         )
 
 
+def bid_rows(masks, auction_size: int):
+    """Which rows of ``masks`` (numpy or torch, [rows, actions]) are bid decisions: their mask allows one
+    of the first ``auction_size`` actions (``ActionLayout.auction_size``: pass and the bids; 0: none are)."""
+    return masks[:, :auction_size].any(1)
+
+
 def _upper_card(key: str) -> str:
     """``"play as"`` → ``"play AS"``: the card part of a name is upper case."""
     verb, _, arg = key.partition(" ")

@@ -11,6 +11,7 @@ import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
 import pitch_env
+from pitch_env.actions import bid_rows
 from pitch_env.infoset import infoset
 from pitch_env.observer import Observer
 
@@ -270,6 +271,18 @@ def test_action_names_round_trip_and_unknown_names_list_the_forms():
     assert raw.action_name(raw.action_index("play BJ")) == "play BJ"
     with pytest.raises(ValueError, match="valid forms are pass, bid N"):
         raw.action_index("fold")
+
+
+@pytest.mark.parametrize("variant,n,partnerships", CONFIGS, ids=IDS)
+def test_bid_rows_are_exactly_the_decisions_of_the_auction(variant, n, partnerships):
+    env = make(variant, n, partnerships)
+    layout = env.unwrapped.layout
+    masks, bidding = [], []
+    for _, obs, _ in random_game(env, seed=n):
+        masks.append(obs["action_mask"])
+        bidding.append(env.unwrapped.game.phase_name == "bid")
+    assert any(bidding) and not all(bidding)
+    assert bid_rows(np.stack(masks), layout.auction_size).tolist() == bidding
 
 
 def test_infos_are_empty_unless_the_infoset_is_asked_for():

@@ -576,12 +576,10 @@ def fit_values(policy: PolicyMLP, card: dict, x: np.ndarray, mask: np.ndarray, y
 def _fold_target(policy: PolicyMLP, values: PolicyMLP, cfg: ExitConfig, x: np.ndarray, mask: np.ndarray):
     """What the fold fits, each row's distribution over its legal actions: the softmax of the best's logits
     plus the fitted values times ``value_weight`` (the fused network's logits, pitch_policy/fuse.py), or
-    times ``bid_weight`` at the bids (train/ppo.py ``bid_rows``: the rows whose mask allows a bid)."""
+    times ``bid_weight`` at the bids (``pitch_env.actions.bid_rows``: the rows whose mask allows a bid)."""
     import torch
 
-    from pitch_env.actions import ActionLayout
-
-    from .ppo import bid_rows
+    from pitch_env.actions import ActionLayout, bid_rows
 
     at_bids = cfg.value_weight if cfg.bid_weight is None else cfg.bid_weight
     bids = bid_rows(mask, ActionLayout(cfg.resolved_rules()).auction_size)

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from pitch_env.actions import ActionLayout
+from pitch_env.actions import ActionLayout, bid_rows
 from pitch_env.observer import Observer
 from pitch_policy import WEIGHTS_FILE, load_policy, save_policy
 
@@ -111,12 +111,6 @@ class Batch:
 
     def __len__(self) -> int:
         return len(self.actions)
-
-
-def bid_rows(masks, bid_actions: int):
-    """Which rows of ``masks`` (numpy or torch, [rows, actions]) are bid decisions: their mask allows one
-    of the first ``bid_actions`` actions (the auction's, ``ActionLayout.auction_size``; 0: none are)."""
-    return masks[:, :bid_actions].any(1)
 
 
 def advantages(data: Rollout, gamma: float, lam: float, horizon: str = "game",
