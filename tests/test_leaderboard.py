@@ -114,7 +114,7 @@ def test_the_entrants_are_the_baselines_and_the_games_shipped_agents():
                                    "checkpoint:setback_dealt", "checkpoint:setback_dealt_5m", "checkpoint:setback_fused",
                                    "checkpoint:setback_scratch", "checkpoint:setback_values"]
     assert entrants("auction") == ["random", "heuristic", "pimc:12", "checkpoint:auction", "checkpoint:auction_base",
-                                   "checkpoint:auction_scratch", "checkpoint:auction_scratch_ppo", "checkpoint:auction_values"]
+                                   "checkpoint:auction_dealt_5m", "checkpoint:auction_scratch", "checkpoint:auction_scratch_ppo", "checkpoint:auction_values"]
 
 
 def test_the_ratings_follow_the_record_not_the_order_the_games_came_in():
