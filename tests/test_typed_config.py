@@ -18,6 +18,7 @@ class Demo(GameKeys):
     n: int = ranged(2, 1, 5)  # a count
     lr: float = ranged(0.1, 0, 1, above=True)  # a step size
     w: float | None = ranged(None, 0, 10)  # a weight, empty by default
+    k: int | None = ranged(None, 1, 5)  # a count, empty by default
     names: list[str] = field(default_factory=list)
 
 
@@ -54,7 +55,7 @@ def test_any_dataclass_is_read_from_yaml_and_set(tmp_path):
 
 def test_each_refusal_names_the_key_the_value_and_the_fix(tmp_path):
     one_line(lambda: load_demo(None, ["nn=3"]), r"unknown key 'nn' in --set \(did you mean 'n'\?\); the keys are: "
-                                                r"variant, rules, n, lr, w, names")
+                                                r"variant, rules, n, lr, w, k, names")
     one_line(lambda: load_demo(None, ["n=three"]), r"key 'n' in the defaults with --set must be int, got 'three' \(str\)")
     one_line(lambda: load_demo(None, ["n=true"]), r"key 'n' .* must be int, got True \(bool\)")
     one_line(lambda: load_demo(None, ["n=6"]), r"key 'n' .* is 6: it must be a whole number from 1 to 5")
@@ -63,6 +64,8 @@ def test_each_refusal_names_the_key_the_value_and_the_fix(tmp_path):
     cfg = load_demo(path_of({"w": 2}), [])
     assert cfg.w == 2.0 and type(cfg.w) is float  # a YAML int given for a float, empty or not, is a float
     one_line(lambda: load_demo(path_of({"w": 20}), []), r"key 'w' .* is 20.0: it must be in \[0, 10\]$")  # no count
+    assert load_demo(path_of({"k": 2}), []).k == 2  # an int stays an int, empty by default or not
+    one_line(lambda: load_demo(None, ["k=6"]), r"key 'k' .* is 6: it must be a whole number from 1 to 5$")
     one_line(lambda: load_demo(None, ["rules={num_players: 9}"]), r"num_players=9")
     path = tmp_path / "d.yaml"
     path.write_text("n: 9\n")

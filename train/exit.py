@@ -61,8 +61,8 @@ from pitch_env.engine import PLAY
 from pitch_env.files import atomic_write, check_writable_above
 
 from .config import check_run_name, new_run_dir, plain_name
-from .typed_config import (ConfigError, GameKeys, build, check_range, hints_of, load, parse_override, range_of, ranged,
-                           short)
+from .typed_config import (ConfigError, GameKeys, build, check_range, hints_of, load, number_type, parse_override,
+                           range_of, ranged, short)
 from .runfiles import (Array, ResumeError, check_fields, kind_of, read_json, read_npz, regular_file, remove_debris,
                        sha256_of)
 from .stop import Interrupted
@@ -259,7 +259,7 @@ def _check_stages(entries: list, source: str) -> None:
             raise ConfigError(f"{where} sets {short(wrong or sorted(entry))}; a stage sets 'generations' and any of "
                               f"{', '.join(STAGE_KEYS[1:])}")
         for key, v in entry.items():
-            check_range(key, v, range_of(FIELDS[key]), f"of {where}", hints_of(ExitConfig)[key] is int)
+            check_range(key, v, range_of(FIELDS[key]), f"of {where}", number_type(hints_of(ExitConfig)[key]) is int)
 
 
 def load_exit_config(path, overrides: list[str] = ()) -> ExitConfig:

@@ -51,6 +51,15 @@ def type_name(tp) -> str:
     return getattr(tp, "__name__", None) if not typing.get_args(tp) else str(tp).replace("typing.", "")
 
 
+def number_type(tp) -> type | None:
+    """``int`` or ``float`` for a number field (``int``, ``float``, either ``| None``: a key left empty by
+    default), else None: what a YAML int given for it becomes, and whether its range is of whole numbers."""
+    if typing.get_origin(tp) in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        tp = args[0] if len(args) == 1 else None
+    return tp if tp in (int, float) else None
+
+
 def is_of_type(value, tp) -> bool:
     """Whether plain data read from YAML is a value of the annotation ``tp`` (bool is no int here)."""
     origin, args = typing.get_origin(tp), typing.get_args(tp)
@@ -167,7 +176,7 @@ def build(cls: type[T], values: Any, source: str) -> T:
     cfg = cls(**coerced(cls, values))
     for f in fields.values():
         if range_of(f) is not None and getattr(cfg, f.name) is not None:
-            check_range(f.name, getattr(cfg, f.name), range_of(f), f"in {source}", hints[f.name] is int)
+            check_range(f.name, getattr(cfg, f.name), range_of(f), f"in {source}", number_type(hints[f.name]) is int)
     if isinstance(cfg, GameKeys):
         cfg.check_rules(source)
     return cfg
@@ -176,13 +185,7 @@ def build(cls: type[T], values: Any, source: str) -> T:
 def coerced(cls, values: dict[str, Any]) -> dict[str, Any]:
     """``values`` with the ints given for float fields made floats (YAML reads ``1`` as an int)."""
     hints = hints_of(cls)
-    return {k: (float(v) if _holds_float(hints[k]) and isinstance(v, int) else v) for k, v in values.items()}
-
-
-def _holds_float(tp) -> bool:
-    """``float``, or ``float | None`` (a key left empty by default)."""
-    return tp is float or (typing.get_origin(tp) in (typing.Union, types.UnionType)
-                           and set(typing.get_args(tp)) == {float, type(None)})
+    return {k: (float(v) if number_type(hints[k]) is float and isinstance(v, int) else v) for k, v in values.items()}
 
 
 # ---------------------------------------------------------------- YAML text, files and --set
