@@ -5,6 +5,7 @@ works raises ``WorkerDied`` in one line instead of leaving the job waiting for i
 
 from __future__ import annotations
 
+import itertools
 import os
 
 # One worker process (a forked or spawned Python with numpy and torch loaded): 32 tournament workers
@@ -71,6 +72,7 @@ class Workers:
         import multiprocessing as mp
         from concurrent.futures import ProcessPoolExecutor
 
+        self._window = 2 * n
         self._pool = ProcessPoolExecutor(n, mp_context=mp.get_context(context), initializer=initializer,
                                          initargs=initargs)
 
@@ -103,24 +105,49 @@ class Workers:
         for proc in list(processes.values()):
             proc.join()
 
-    def _results(self, futures, ordered: bool):
-        from concurrent.futures import as_completed
+    def _results(self, fn, tasks, ordered: bool):
+        """``fn(task)`` for each of ``tasks``, with at most two tasks a worker submitted at a time, and each
+        result let go of once handed on: a job of thousands of tasks (a recording of 5,000 parts of 3 MB)
+        holds a few results at once, not every one it has yielded."""
+        from collections import deque
+        from concurrent.futures import FIRST_COMPLETED, wait
         from concurrent.futures.process import BrokenProcessPool
 
+        tasks, pending = iter(tasks), deque()
+
+        def top_up():
+            for task in itertools.islice(tasks, self._window - len(pending)):
+                pending.append(self._pool.submit(fn, task))
+
         try:
-            for future in (futures if ordered else as_completed(futures)):
-                yield future.result()
+            top_up()
+            while pending:
+                if ordered:
+                    future = pending.popleft()
+                else:
+                    future = next(iter(wait(pending, return_when=FIRST_COMPLETED).done))
+                    pending.remove(future)
+                top_up()  # the workers stay busy while this result is used
+                result = future.result()
+                del future
+                yield result
+                del result
         except BrokenProcessPool:
             raise WorkerDied() from None
 
     def unordered(self, fn, tasks):
         """``fn(task)`` for each of ``tasks``, as they finish."""
-        return self._results([self._pool.submit(fn, task) for task in tasks], ordered=False)
+        return self._results(fn, tasks, ordered=False)
 
     def ordered(self, fn, tasks):
         """``fn(task)`` for each of ``tasks``, in the tasks' order."""
-        return self._results([self._pool.submit(fn, task) for task in tasks], ordered=True)
+        return self._results(fn, tasks, ordered=True)
 
     def apply(self, fn, args: tuple):
         """``fn(*args)`` in a worker."""
-        return next(self._results([self._pool.submit(fn, *args)], ordered=True))
+        from concurrent.futures.process import BrokenProcessPool
+
+        try:
+            return self._pool.submit(fn, *args).result()
+        except BrokenProcessPool:
+            raise WorkerDied() from None

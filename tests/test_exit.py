@@ -317,6 +317,52 @@ def _decisions_with_foreign_values():
     return policy, card, part, q, lambda p: np.where(mask, p.logits(part["x"].copy()), -np.inf).argmax(1)
 
 
+def test_a_fits_inputs_read_back_bit_for_bit_from_two_bytes_a_number(tmp_path, monkeypatch):
+    """load_parts keeps each input number as two bytes (Inputs): rows read back equal the recorded float32
+    bits (-0.0 and tiny fractions too), across parts that bring new numbers; past the most distinct numbers
+    it holds, it falls back to float32 with every row still exact."""
+    rng = np.random.default_rng(1)
+    parts = []
+    for j in range(3):
+        x = rng.integers(0, 2, (ex.PART, 9)).astype(np.float32)
+        x[:, 7] = rng.integers(-30, 60, ex.PART) / (26.0 + j)  # new fractions in each part
+        x[::97, 8] = -0.0
+        x[5, 3] = 1e-30
+        mask = np.ones((ex.PART, 4), bool)
+        part = {"x": x, "mask": mask, "y": rng.integers(0, 4, ex.PART), "overrode": np.zeros(ex.PART, bool),
+                "q": rng.normal(0, 1, (ex.PART, 4)).astype(np.float32)}
+        ex.save_part(tmp_path / f"part_{j}.npz", part)
+        parts.append(part)
+    paths = [tmp_path / f"part_{j}.npz" for j in range(3)]
+    whole = np.concatenate([p["x"] for p in parts])
+    for most, kind in ((ex.Inputs.MOST, ex.Inputs), (len(np.unique(parts[0]["x"])) + 1, np.ndarray)):
+        monkeypatch.setattr(ex.Inputs, "MOST", most)
+        x, mask, y, q, _ = ex.load_parts(paths, 9, 4)
+        assert isinstance(x, kind) and x.shape == whole.shape and len(x) == len(whole)
+        rows = rng.permutation(len(whole))[:700]
+        assert x[rows].dtype == np.float32 and np.array_equal(x[rows].view(np.uint32), whole[rows].view(np.uint32))
+        assert np.array_equal(x[: len(whole)].view(np.uint32), whole.view(np.uint32))
+        assert np.array_equal(y, np.concatenate([p["y"] for p in parts]))
+    assert ex.Inputs(1, 9).codes.dtype == np.uint16  # two bytes, as check_fit_memory counts
+    assert ex.FIT_BYTES_PER_INPUT == ex.Inputs(1, 9).codes.itemsize
+
+
+def test_a_fit_from_compact_inputs_is_the_fit_from_float32():
+    """The values' fit and its fold read their inputs through Inputs exactly as from a float32 array: the
+    same weights to the bit."""
+    policy, card, part, q, _ = _decisions_with_foreign_values()
+    x = part["x"]
+    inputs = ex.Inputs(len(x), x.shape[1])
+    assert inputs.put(slice(0, len(x)), x)
+    cfg = ex.ExitConfig(target="values", value_weight=8.0, fold=True, epochs=3, learning_rate=1e-3, batch_size=32,
+                        torch_threads=1)
+    a = ex.fit_values(policy, card, x, part["mask"], part["y"], q, cfg, seed=3)
+    b = ex.fit_values(policy, card, inputs, part["mask"], part["y"], q, cfg, seed=3)
+    for one, other in ((a[0], b[0]), (a[1], b[1])):
+        assert all(np.array_equal(w, v) and np.array_equal(c, d) for (w, c), (v, d) in zip(one.layers, other.layers))
+    assert a[2] == b[2]
+
+
 def test_soft_targets_weigh_the_network_by_the_search_values():
     """target soft: at a high temperature the fit keeps the network's choices; at a low one it moves
     them to the actions the search valued most, on rows where the values differ."""
@@ -1182,7 +1228,8 @@ def test_a_fit_larger_than_the_machines_memory_is_refused_before_anything_is_rec
     from pitch_cli import main
 
     rules = pitch_env.rules("setback")
-    per = 4 * load_policy(SHIPPED["setback"], rules)[0].shape[0] + ex.FIT_BYTES_PER_ACTION * ActionLayout(rules).size + 9
+    inputs = load_policy(SHIPPED["setback"], rules)[0].shape[0]
+    per = ex.FIT_BYTES_PER_INPUT * inputs + ex.FIT_BYTES_PER_ACTION * ActionLayout(rules).size + 9
     monkeypatch.setattr(agents.workers, "total_memory", lambda: 1500 * per)  # 1,500 decisions fit
     capsys.readouterr()
     assert main(["exit", "--set", f"runs_dir={tmp_path}", "run_name=big", *SMALL, "decisions=2000"]) == 2
@@ -1196,9 +1243,9 @@ def test_a_fit_larger_than_the_machines_memory_is_refused_before_anything_is_rec
     assert rc == 2 and "a fit of 2,000 decisions" in err and not (tmp_path / "v2.safetensors").exists()
     cfg = ex.ExitConfig(decisions=2000)
     with pytest.raises(ConfigError, match="a fit of 2,000 decisions"):
-        ex.check_fit_memory(cfg, range(1, 2), per // 4, 0)
+        ex.check_fit_memory(cfg, range(1, 2), per // ex.FIT_BYTES_PER_INPUT, 0)
     monkeypatch.setattr(agents.workers, "total_memory", lambda: None)  # unknown: not checked
-    ex.check_fit_memory(cfg, range(1, 2), per // 4, 0)
+    ex.check_fit_memory(cfg, range(1, 2), per // ex.FIT_BYTES_PER_INPUT, 0)
 
 
 def test_a_disk_that_fills_during_a_run_stops_it_in_one_line_that_says_how_to_continue(tmp_path, capsys, monkeypatch):

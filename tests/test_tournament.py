@@ -440,6 +440,35 @@ def test_a_worker_killed_mid_task_raises_instead_of_waiting_for_ever(context, wi
         assert not multiprocessing.active_children()  # the other worker ended too
 
 
+def _block(task):
+    """A result of about a megabyte, as a recorded part is a few."""
+    import numpy as np
+
+    return np.full(1 << 17, task, np.float64)
+
+
+@pytest.mark.parametrize("ordered", [False, True])
+def test_a_pool_holds_a_few_results_at_once_not_every_one_it_has_handed_on(ordered, within_seconds):
+    """A recording of 5,000 parts hands each on to be saved: the pool lets go of a result once it is handed
+    on, and submits tasks as workers free up, so a long job holds a few results (the parent of a 5,000-part
+    ten_point recording held all 9 GB of them and the fit after it was killed for memory)."""
+    import gc
+    import weakref
+
+    from agents.workers import Workers
+
+    seen, refs, held = [], [], []
+    with Workers(2, "fork") as pool:
+        for block in (pool.ordered if ordered else pool.unordered)(_block, range(40)):
+            seen.append(int(block[0]))
+            refs.append(weakref.ref(block))
+            del block
+            gc.collect()
+            held.append(sum(r() is not None for r in refs[:-1]))  # the results handed on before this one
+    assert sorted(seen) == list(range(40)) and (seen == list(range(40)) or not ordered)
+    assert held == [0] * 40
+
+
 def test_a_tournament_whose_worker_is_killed_stops_in_one_line_and_keeps_its_games(tmp_path, capsys, monkeypatch,
                                                                                     within_seconds):
     import agents.tournament as tournament

@@ -515,14 +515,16 @@ def fit(policy: PolicyMLP, x: np.ndarray, mask: np.ndarray, y: np.ndarray, q: np
     rng = np.random.default_rng(seed)
     hold, train = _split(len(y), rng)
     net = _torch_net(policy)
-    X, M, Y = torch.from_numpy(x), torch.from_numpy(mask), torch.from_numpy(y)
-    target = Y  # cross_entropy takes a class per row or a distribution per row
+    M = torch.from_numpy(mask)
+    target = torch.from_numpy(y)  # cross_entropy takes a class per row or a distribution per row
     if cfg.target == "soft":
         with torch.no_grad():  # illegal actions keep the masked logits' zero probability
+            X = torch.from_numpy(x if isinstance(x, np.ndarray) else x[np.arange(len(y))])
             target = torch.softmax(torch.log_softmax(_masked(net(X), M), 1) + torch.from_numpy(q) / cfg.temperature, 1)
+            del X
 
     before = _agreement(policy, x, mask, y, hold)
-    loss = _cross_entropy_fit(net, X, M, target, train, rng, cfg)
+    loss = _cross_entropy_fit(net, x, M, target, train, rng, cfg)
     fitted = _policy_of(net, policy)
     stats = {"held_out_accuracy_before": before, "held_out_accuracy": _agreement(fitted, x, mask, y, hold),
              "train_accuracy": _agreement(fitted, x, mask, y, train), "loss": loss}
@@ -550,7 +552,6 @@ def fit_values(policy: PolicyMLP, card: dict, x: np.ndarray, mask: np.ndarray, y
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     hold, train = _split(len(y), rng)
-    X = torch.from_numpy(x)
     net = _torch_net(policy)
     with torch.no_grad():
         linears(net)[-1].weight.zero_()
@@ -559,7 +560,7 @@ def fit_values(policy: PolicyMLP, card: dict, x: np.ndarray, mask: np.ndarray, y
     Q = torch.from_numpy(q)
     Q = (Q - (Q * legal).sum(1, keepdim=True) / legal.sum(1, keepdim=True).clamp(min=1)) * legal
     before = _agreement(policy, x, mask, y, hold)
-    loss = _train(net, train, rng, cfg, lambda idx: (((net(X[idx]) - Q[idx]) * legal[idx]) ** 2).sum()
+    loss = _train(net, train, rng, cfg, lambda idx: (((net(_rows(x, idx)) - Q[idx]) * legal[idx]) ** 2).sum()
                   / legal[idx].sum().clamp(min=1))
     values = _policy_of(net, policy)
     stats = {"held_out_accuracy_before": before, "loss": loss}
@@ -585,9 +586,12 @@ def _fold_target(policy: PolicyMLP, values: PolicyMLP, cfg: ExitConfig, x: np.nd
     bids = bid_rows(mask, ActionLayout(cfg.resolved_rules()).auction_size)
     weight = np.where(bids, np.float32(at_bids), np.float32(cfg.value_weight))[:, None]
     M = torch.from_numpy(mask)
-    blocks = (slice(i, i + 8192) for i in range(0, len(x), 8192))  # in blocks, as _greedy
-    return torch.cat([torch.softmax(_masked(torch.from_numpy(policy.logits(x[b]) + weight[b] * values.logits(x[b])),
-                                            M[b]), 1) for b in blocks])
+    probs = torch.empty(mask.shape, dtype=torch.float32)  # filled in blocks, as _greedy: one copy, not two
+    for i in range(0, len(mask), 8192):
+        b = slice(i, i + 8192)
+        xb = x[b]
+        probs[b] = torch.softmax(_masked(torch.from_numpy(policy.logits(xb) + weight[b] * values.logits(xb)), M[b]), 1)
+    return probs
 
 
 def fold(policy: PolicyMLP, probs, x: np.ndarray, mask: np.ndarray, train: np.ndarray,
@@ -598,7 +602,7 @@ def fold(policy: PolicyMLP, probs, x: np.ndarray, mask: np.ndarray, train: np.nd
     import torch
 
     net = _torch_net(policy)
-    _cross_entropy_fit(net, torch.from_numpy(x), torch.from_numpy(mask), probs, train, rng, cfg)
+    _cross_entropy_fit(net, x, torch.from_numpy(mask), probs, train, rng, cfg)
     return _policy_of(net, policy)
 
 
@@ -607,13 +611,20 @@ def _masked(z, mask):
     return z.masked_fill(~mask, -1e9)
 
 
-def _cross_entropy_fit(net, X, M, target, train: np.ndarray, rng, cfg: ExitConfig) -> float:
+def _cross_entropy_fit(net, x, M, target, train: np.ndarray, rng, cfg: ExitConfig) -> float:
     """``net`` fitted to ``target`` (a class or a distribution per row) by cross-entropy over the legal
-    actions of the rows ``train``; the last pass's mean loss."""
+    actions of the rows ``train`` (inputs ``x``: an array or ``Inputs``); the last pass's mean loss."""
     import torch
 
     return _train(net, train, rng, cfg,
-                  lambda idx: torch.nn.functional.cross_entropy(_masked(net(X[idx]), M[idx]), target[idx]))
+                  lambda idx: torch.nn.functional.cross_entropy(_masked(net(_rows(x, idx)), M[idx]), target[idx]))
+
+
+def _rows(x, idx):
+    """The inputs ``x`` (an array or ``Inputs``) of the rows ``idx`` (a torch index) as a float32 tensor."""
+    import torch
+
+    return torch.from_numpy(x[idx.numpy()])
 
 
 def _greedy(policy: PolicyMLP, x: np.ndarray, mask: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -680,17 +691,69 @@ def _policy_of(net, like: PolicyMLP) -> PolicyMLP:
     return PolicyMLP(as_layers(net), like.activation, like.transform, like.hint)
 
 
-def load_parts(paths: list, size: int, actions: int) -> tuple[np.ndarray, ...]:
+class Inputs:
+    """The network inputs of a fit's decisions, each number kept as two bytes: its index among the distinct
+    numbers they hold (one-hot cards, scores over the target score: a few hundred in all). Half the
+    memory of float32 (a fit of 5,000,000 ten_point decisions: 6.8 GB of inputs, not 13.7); indexing
+    gives float32 rows, bit for bit the numbers recorded. ``put`` says False, and keeps nothing, for
+    a part that would take the distinct numbers past 65,536: ``load_parts`` then holds them as float32."""
+
+    MOST = 1 << 16
+
+    def __init__(self, n: int, size: int):
+        self.codes = np.empty((n, size), np.uint16)
+        self.values = np.empty(0, np.float32)  # code -> number
+        self._keys = np.empty(0, np.uint32)  # the numbers' bits, sorted, and their codes
+        self._codes_of = np.empty(0, np.uint16)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.codes.shape
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def __getitem__(self, rows) -> np.ndarray:
+        return self.values[self.codes[rows]]
+
+    def put(self, rows: slice, x: np.ndarray) -> bool:
+        bits = np.ascontiguousarray(x, np.float32).view(np.uint32)  # bits: -0.0 stays -0.0
+        at = np.searchsorted(self._keys, bits)
+        known = self._keys[np.minimum(at, len(self._keys) - 1)] == bits if len(self._keys) else np.zeros(bits.shape, bool)
+        if not known.all():
+            new = np.unique(bits[~known])
+            if len(self.values) + len(new) > self.MOST:
+                return False
+            self.values = np.concatenate([self.values, new.view(np.float32)])
+            order = np.argsort(self.values.view(np.uint32), kind="stable")
+            self._keys, self._codes_of = self.values.view(np.uint32)[order], order.astype(np.uint16)
+            at = np.searchsorted(self._keys, bits)
+        self.codes[rows] = self._codes_of[at]
+        return True
+
+    def as_array(self, filled: int) -> np.ndarray:
+        """A float32 array of as many rows, the first ``filled`` of them these inputs'."""
+        out = np.empty(self.codes.shape, np.float32)
+        for i in range(0, filled, 8192):
+            out[i:min(filled, i + 8192)] = self[i:min(filled, i + 8192)]
+        return out
+
+
+def load_parts(paths: list, size: int, actions: int) -> tuple:
     """The decisions of the parts ``paths`` (each checked by ``load_part``) as one array per field: the
-    network's inputs, masks, recorded actions, action values and whether the search overrode the network.
-    Each part is read into its rows of arrays made once: a list of parts and then their concatenation would
-    hold every decision twice (a fit of 5,000,000 setback decisions: 26 GB instead of 13)."""
+    network's inputs (``Inputs``), masks, recorded actions, action values and whether the search overrode
+    the network. Each part is read into its rows of arrays made once: a list of parts and then their
+    concatenation would hold every decision twice."""
     n = len(paths) * PART
-    x, mask = np.empty((n, size), np.float32), np.empty((n, actions), bool)
+    x, mask = Inputs(n, size), np.empty((n, actions), bool)
     y, q, overrode = np.empty(n, np.int64), np.empty((n, actions), np.float32), np.empty(n, bool)
     for i, path in enumerate(paths):
         d, rows = load_part(Path(path), size, actions), slice(i * PART, (i + 1) * PART)
-        x[rows], mask[rows], y[rows], q[rows], overrode[rows] = d["x"], d["mask"], d["y"], d["q"], d["overrode"]
+        if isinstance(x, Inputs) and not x.put(rows, d["x"]):
+            x = x.as_array(rows.start)
+        if not isinstance(x, Inputs):
+            x[rows] = d["x"]
+        mask[rows], y[rows], q[rows], overrode[rows] = d["mask"], d["y"], d["q"], d["overrode"]
     return x, mask, y, q, overrode
 
 
@@ -943,6 +1006,7 @@ def open_run(cfg: ExitConfig, run_dir: Path) -> tuple[Run, list[int]]:
     return run, todo
 
 
+FIT_BYTES_PER_INPUT = 2  # a number of a decision's network input as a fit holds it (Inputs)
 FIT_BYTES_PER_ACTION = 17  # a decision's mask (1) and values (4) as loaded, and the fit's float copies of them
 
 
@@ -951,14 +1015,14 @@ def check_fit_memory(cfg: ExitConfig, generations: range, in_size: int, actions:
     """Before any work: ResumeError (one line) if the fit of one of ``generations`` would hold more
     decisions than this machine's memory, which the out-of-memory killer would find out
     only after hours of recording. Every fit holds its decisions (its own and those it replays) at once:
-    the network's input (4 bytes a number), the mask and values, the action."""
+    the network's input (2 bytes a number, ``Inputs``), the mask and values, the action."""
     from agents.workers import total_memory
 
     total = total_memory()
     if total is None:
         return
     most = max(sum(_wanted(cfg, g) * PART for g in _replayed(cfg, k)) for k in generations)
-    need = most * (4 * in_size + FIT_BYTES_PER_ACTION * actions + 9)
+    need = most * (FIT_BYTES_PER_INPUT * in_size + FIT_BYTES_PER_ACTION * actions + 9)
     if need > total:
         raise ResumeError(f"a fit of {most:,} decisions (decisions × the generations a fit replays) needs about "
                           f"{need / 2**30:.1f} GB of memory and this machine has {total / 2**30:.1f} GB: {fix}")
