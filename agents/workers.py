@@ -129,7 +129,7 @@ class Workers:
                     pending.remove(future)
                 top_up()  # the workers stay busy while this result is used
                 result = future.result()
-                del future
+                del future  # nor the future nor the name hold this result while the next is awaited
                 yield result
                 del result
         except BrokenProcessPool:

@@ -343,8 +343,6 @@ def test_a_fits_inputs_read_back_bit_for_bit_from_two_bytes_a_number(tmp_path, m
         assert x[rows].dtype == np.float32 and np.array_equal(x[rows].view(np.uint32), whole[rows].view(np.uint32))
         assert np.array_equal(x[: len(whole)].view(np.uint32), whole.view(np.uint32))
         assert np.array_equal(y, np.concatenate([p["y"] for p in parts]))
-    assert ex.Inputs(1, 9).codes.dtype == np.uint16  # two bytes, as check_fit_memory counts
-    assert ex.FIT_BYTES_PER_INPUT == ex.Inputs(1, 9).codes.itemsize
 
 
 def test_a_fit_from_compact_inputs_is_the_fit_from_float32():

@@ -450,8 +450,8 @@ def _block(task):
 @pytest.mark.parametrize("ordered", [False, True])
 def test_a_pool_holds_a_few_results_at_once_not_every_one_it_has_handed_on(ordered, within_seconds):
     """A recording of 5,000 parts hands each on to be saved: the pool lets go of a result once it is handed
-    on, and submits tasks as workers free up, so a long job holds a few results (the parent of a 5,000-part
-    ten_point recording held all 9 GB of them and the fit after it was killed for memory)."""
+    on, and submits tasks as workers free up, so a long job holds a few results (a 5,000-part ten_point
+    recording would otherwise hold all 9 GB of them, and the fit after it would run out of memory)."""
     import weakref
 
     from agents.workers import Workers

@@ -501,7 +501,7 @@ def load_part(path: Path, in_size: int, actions: int, rows: int = PART) -> dict[
 
 
 # ---------------------------------------------------------------------- fitting
-def fit(policy: PolicyMLP, x: np.ndarray, mask: np.ndarray, y: np.ndarray, q: np.ndarray, cfg: ExitConfig,
+def fit(policy: PolicyMLP, x: np.ndarray | Inputs, mask: np.ndarray, y: np.ndarray, q: np.ndarray, cfg: ExitConfig,
         seed: int) -> tuple[PolicyMLP, dict]:
     """``policy`` fitted by cross-entropy to its targets (5% held out to measure its agreement with the
     search's actions ``y``). With ``target: search`` the target is ``y``; with ``target: soft`` it is the
@@ -519,7 +519,7 @@ def fit(policy: PolicyMLP, x: np.ndarray, mask: np.ndarray, y: np.ndarray, q: np
     target = torch.from_numpy(y)  # cross_entropy takes a class per row or a distribution per row
     if cfg.target == "soft":
         with torch.no_grad():  # illegal actions keep the masked logits' zero probability
-            X = torch.from_numpy(x if isinstance(x, np.ndarray) else x[np.arange(len(y))])
+            X = torch.from_numpy(x[:])  # an array's view, or the Inputs read back whole
             target = torch.softmax(torch.log_softmax(_masked(net(X), M), 1) + torch.from_numpy(q) / cfg.temperature, 1)
             del X
 
@@ -531,7 +531,7 @@ def fit(policy: PolicyMLP, x: np.ndarray, mask: np.ndarray, y: np.ndarray, q: np
     return fitted, stats
 
 
-def fit_values(policy: PolicyMLP, card: dict, x: np.ndarray, mask: np.ndarray, y: np.ndarray, q: np.ndarray,
+def fit_values(policy: PolicyMLP, card: dict, x: np.ndarray | Inputs, mask: np.ndarray, y: np.ndarray, q: np.ndarray,
                cfg: ExitConfig, seed: int) -> tuple[PolicyMLP, PolicyMLP, dict]:
     """The action-value network of ``target: values``: ``policy``'s hidden layers as its start, its output
     layer zero, fitted by squared error over the legal actions to ``q`` less the legal actions' mean
@@ -574,7 +574,7 @@ def fit_values(policy: PolicyMLP, card: dict, x: np.ndarray, mask: np.ndarray, y
     return values, cand, stats
 
 
-def _fold_target(policy: PolicyMLP, values: PolicyMLP, cfg: ExitConfig, x: np.ndarray, mask: np.ndarray):
+def _fold_target(policy: PolicyMLP, values: PolicyMLP, cfg: ExitConfig, x: np.ndarray | Inputs, mask: np.ndarray):
     """What the fold fits, each row's distribution over its legal actions: the softmax of the best's logits
     plus the fitted values times ``value_weight`` (the fused network's logits, pitch_policy/fuse.py), or
     times ``bid_weight`` at the bids (``pitch_env.actions.bid_rows``: the rows whose mask allows a bid)."""
@@ -594,7 +594,7 @@ def _fold_target(policy: PolicyMLP, values: PolicyMLP, cfg: ExitConfig, x: np.nd
     return probs
 
 
-def fold(policy: PolicyMLP, probs, x: np.ndarray, mask: np.ndarray, train: np.ndarray,
+def fold(policy: PolicyMLP, probs, x: np.ndarray | Inputs, mask: np.ndarray, train: np.ndarray,
          cfg: ExitConfig, rng) -> PolicyMLP:
     """``probs`` (a distribution per row over its legal actions, ``_fold_target``) fitted into a network of
     ``policy``'s shape (``fold: true``): started from ``policy``, cross-entropy to ``probs`` on the rows
@@ -627,7 +627,7 @@ def _rows(x, idx):
     return torch.from_numpy(x[idx.numpy()])
 
 
-def _greedy(policy: PolicyMLP, x: np.ndarray, mask: np.ndarray, rows: np.ndarray) -> np.ndarray:
+def _greedy(policy: PolicyMLP, x: np.ndarray | Inputs, mask: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """``policy``'s most likely legal action at each of ``rows`` (an array as long as ``x``; other rows 0)."""
     out = np.zeros(len(x), dtype=np.int64)
     for start in range(0, len(rows), 8192):  # a wide hidden layer over 200,000 rows at once would not fit in memory
@@ -636,7 +636,7 @@ def _greedy(policy: PolicyMLP, x: np.ndarray, mask: np.ndarray, rows: np.ndarray
     return out
 
 
-def _agreement(policy: PolicyMLP, x: np.ndarray, mask: np.ndarray, y: np.ndarray, rows: np.ndarray) -> float:
+def _agreement(policy: PolicyMLP, x: np.ndarray | Inputs, mask: np.ndarray, y: np.ndarray, rows: np.ndarray) -> float:
     """The share of ``rows`` whose most likely legal action under ``policy`` is the search's, ``y``."""
     return float((_greedy(policy, x, mask, rows)[rows] == y[rows]).sum()) / max(1, len(rows))
 
@@ -698,13 +698,14 @@ class Inputs:
     gives float32 rows, bit for bit the numbers recorded. ``put`` says False, and keeps nothing, for
     a part that would take the distinct numbers past 65,536: ``load_parts`` then holds them as float32."""
 
-    MOST = 1 << 16
+    CODE = np.uint16
+    MOST = int(np.iinfo(CODE).max) + 1
 
     def __init__(self, n: int, size: int):
-        self.codes = np.empty((n, size), np.uint16)
+        self.codes = np.empty((n, size), self.CODE)
         self.values = np.empty(0, np.float32)  # code -> number
         self._keys = np.empty(0, np.uint32)  # the numbers' bits, sorted, and their codes
-        self._codes_of = np.empty(0, np.uint16)
+        self._codes_of = np.empty(0, self.CODE)
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -726,7 +727,7 @@ class Inputs:
                 return False
             self.values = np.concatenate([self.values, new.view(np.float32)])
             order = np.argsort(self.values.view(np.uint32), kind="stable")
-            self._keys, self._codes_of = self.values.view(np.uint32)[order], order.astype(np.uint16)
+            self._keys, self._codes_of = self.values.view(np.uint32)[order], order.astype(self.CODE)
             at = np.searchsorted(self._keys, bits)
         self.codes[rows] = self._codes_of[at]
         return True
@@ -1006,7 +1007,7 @@ def open_run(cfg: ExitConfig, run_dir: Path) -> tuple[Run, list[int]]:
     return run, todo
 
 
-FIT_BYTES_PER_INPUT = 2  # a number of a decision's network input as a fit holds it (Inputs)
+FIT_BYTES_PER_INPUT = np.dtype(Inputs.CODE).itemsize  # a number of a decision's network input as a fit holds it
 FIT_BYTES_PER_ACTION = 17  # a decision's mask (1) and values (4) as loaded, and the fit's float copies of them
 
 
