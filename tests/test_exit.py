@@ -588,6 +588,8 @@ def test_a_values_run_writes_the_fused_candidate_and_its_card(tmp_path):
     text = write_exit_card(tmp_path / "v", tmp_path / "card", games=2, pimc="pimc:1", pimc_games=0, workers=1,
                            seed=0)
     assert "`target: values`" in text and "adds 2 times its values" in text and "the action the search chose" in text
+    # no bid_weight: the values weigh the same at every decision, and the card says so in both places
+    assert "adding them ×2 at every decision" in text and "to the best's logits at every decision" in text
 
 
 def test_a_run_valued_in_the_cards_dealt_names_that_teacher_in_its_card(tmp_path, capsys):

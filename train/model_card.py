@@ -278,6 +278,7 @@ def write_exit_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: in
                 f"to {cfg.leaf_games:,} self-play games of the start network, {fit_s / 60:.1f} min, "
                 f"train/game_value.py), not by the hand's points")
     kept = sum(1 for r in rows_g if r["kept"])
+    bids_apart = cfg.bid_weight is not None and cfg.bid_weight != cfg.value_weight
     teachers = ", then ".join(f"`{teacher_name(cfg, s.worlds)}`" + (f" (generations {s.first}–{s.last})"
                                                                      if s.last > s.first else f" (generation {s.first})")
                               for s in stages(cfg))
@@ -285,7 +286,7 @@ def write_exit_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: in
                        f"`{teacher_name(cfg, s.worlds)}`" for s in stages(cfg))
     if cfg.target == "values":
         whose = "its own action values in the cards dealt" if dealt else "the search's action values"
-        weight = f"×{cfg.value_weight:g}" + (f", ×{cfg.bid_weight:g} at the bids" if cfg.bid_weight is not None else "")
+        weight = f"×{cfg.value_weight:g}" + (f", ×{cfg.bid_weight:g} at the bids" if bids_apart else " at every decision")
         steps += (f", {'each ' if n > 1 else ''}fitting {whose} and adding them {weight} (`target: values`{', `fold: true`' if cfg.fold else ''})")
     if cfg.start_train:  # generation 0 trained by the same command, in RUN/start/
         tcfg, tstate = load_config(run / START_RUN / "config.yaml"), _train_state(run / START_RUN)
@@ -323,7 +324,7 @@ def write_exit_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: in
                   "the decisions of this generation" + (f" and the {cfg.replay - 1} before it in its stage"
                                                          if cfg.replay > 1 else "") + "), its hidden layers "
                   f"started from the best's, and adds {cfg.value_weight:g} times its values to the best's logits "
-                  + (f"({cfg.bid_weight:g} times at the bids: `bid_weight`) " if cfg.bid_weight is not None else "")
+                  + (f"({cfg.bid_weight:g} times at the bids: `bid_weight`) " if bids_apart else "at every decision ")
                   + ("(one fused network, twice as wide, then fitted back into a network of the best's size on the "
                      "same decisions: `fold: true`)" if cfg.fold else "(one fused network, twice as wide)"))
         after = (" The held-out columns are measured on the 5% of the decisions held out of the fits: how often "
