@@ -29,7 +29,7 @@ _NAME = re.compile(r"[A-Za-z0-9_+=-][A-Za-z0-9_.+=-]{0,99}")  # a shipped agent'
 # the round robin's noise, in 4,000-game tournaments (docs/leaderboard.md, "The strongest agent of each
 # game", which a test keeps equal to this table). `pitch play` seats it and
 # `make run` compares its new agent with it.
-STRONGEST = {"setback": "setback_dealt_5m", "auction": "auction_dealt_5m", "ten_point": "ten_point_dealt_5m"}
+STRONGEST = {"setback": "setback_dealt_5m", "auction": "auction_dealt_5m", "ten_point": "ten_point_values32"}
 
 
 def strongest(variant: str) -> str | None:

@@ -117,7 +117,8 @@ def test_the_entrants_are_the_baselines_and_the_games_shipped_agents():
                                    "checkpoint:auction_dealt_5m", "checkpoint:auction_scratch", "checkpoint:auction_scratch_ppo", "checkpoint:auction_values"]
     assert entrants("ten_point") == ["random", "heuristic", "pimc:12", "checkpoint:ten_point", "checkpoint:ten_point_base",
                                      "checkpoint:ten_point_bids", "checkpoint:ten_point_dealt", "checkpoint:ten_point_dealt_5m",
-                                     "checkpoint:ten_point_distilled", "checkpoint:ten_point_fused", "checkpoint:ten_point_scratch"]
+                                     "checkpoint:ten_point_distilled", "checkpoint:ten_point_fused", "checkpoint:ten_point_scratch",
+                                     "checkpoint:ten_point_values32"]
 
 
 def test_the_ratings_follow_the_record_not_the_order_the_games_came_in():
