@@ -616,6 +616,17 @@ def test_a_run_valued_in_the_cards_dealt_names_that_teacher_in_its_card(tmp_path
     assert "search overrode" not in text and "the action the search chose" not in text
     assert "folded network picks the fused one's action" in text and "`fold: true`" in text
     assert f"| {100 * rows[0]['fold_agreement']:.1f}% | " in text
+    # the card reads the weights from the run's config: a bid_weight equal to value_weight is no weight apart
+    config_file = tmp_path / "d" / "config.json"
+    for bid_weight, lineage, generations in ((None, "×2 at every decision", "logits at every decision"),
+                                             (2.0, "×2 at every decision", "logits at every decision"),
+                                             (8.0, "×2, ×8 at the bids", "(8 times at the bids: `bid_weight`)")):
+        state = json.loads(config_file.read_text())
+        state["config"]["bid_weight"] = bid_weight
+        config_file.write_text(json.dumps(state))
+        text = write_exit_card(tmp_path / "d", tmp_path / f"card_{bid_weight}", games=2, pimc="pimc:1",
+                               pimc_games=0, workers=1, seed=0)
+        assert f"adding them {lineage} (" in text and generations in text
     # a folded run's row without its fold's agreement is not this run's: refused in one line
     state = json.loads((tmp_path / "d" / "generations.json").read_text())
     del state["generations"][0]["fold_agreement"]
