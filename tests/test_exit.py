@@ -461,6 +461,27 @@ def test_bid_weight_weighs_the_values_at_the_bids_alone():
     assert stats["fold_agreement"] == pytest.approx(float((choice(folded) == teacher)[hold].mean()))
 
 
+def test_a_bid_weight_of_zero_keeps_the_bids():
+    """bid_weight 0: the fold follows the values at the card play and keeps the policy's own bids."""
+    policy, card, part, q, choice = _decisions_with_foreign_values()
+    mask, x = part["mask"], part["x"]
+    rules = ex.ExitConfig().resolved_rules()
+    bids = x[:, Observer(rules).pieces["phase"].offset + BID] > 0.5
+    cfg = ex.ExitConfig(target="values", value_weight=100.0, bid_weight=0.0, fold=True, epochs=40,
+                        learning_rate=1e-3, batch_size=32, torch_threads=1)
+    values, folded, _ = ex.fit_values(policy, card, x, mask, part["y"], q, cfg, seed=0)
+    by_values = np.where(mask, values.logits(x.copy()), -np.inf).argmax(1)
+    several = mask.sum(1) > 1
+    for rows in (bids, ~bids):
+        assert (rows & several & (by_values != choice(policy))).sum() >= 10  # the values would move both
+    assert (choice(folded) == choice(policy))[bids & several].mean() > 0.9
+    moved = ~bids & several & (by_values != choice(policy))
+    assert (choice(folded) == by_values)[moved].mean() > 0.7
+    # at a weight apart from zero the same bids follow the values
+    _, weighed, _ = ex.fit_values(policy, card, x, mask, part["y"], q, replace(cfg, bid_weight=100.0), seed=0)
+    assert (choice(weighed) == choice(policy))[bids & several & (by_values != choice(policy))].mean() < 0.3
+
+
 def test_switch_z_is_the_teachers_margin():
     """A stricter teacher (switch_z) leaves the network's choice less often on the same deals."""
     lenient = ex.record_part(ex.ExitConfig(worlds=4, switch_z=0.0), SHIPPED["setback"], 120, seed=5)
@@ -641,6 +662,9 @@ def test_a_run_valued_in_the_cards_dealt_names_that_teacher_in_its_card(tmp_path
     ([{"worlds": 8}], "stage 1"), ([{"generations": 2}, {"generations": 1, "epochs": 3}], "stage 2"),
     ([{"generations": 0}], "'generations' of stage 1"), ([{"generations": 1, "worlds": 0}], "'worlds' of stage 1"),
     ("5 then 2", "'stages'"), ([{"generations": 1, "worlds": "16"}], "'stages'"), ([{}], "stage 1"),
+    ([{"generations": 1.5}], "'generations' of stage 1"), ([{"generations": 1, "seed": 2.0}], "'seed' of stage 1"),
+    ([{"generations": 1, "bid_weight": -1}], "'bid_weight' of stage 1"),
+    ([{"generations": 1, "bid_weight": 0}], "fold: true"),  # a weight at the bids needs the fold, in a stage too
 ])
 def test_bad_stages_are_refused_in_one_line(stages_value, words):
     with pytest.raises(ConfigError) as e:
@@ -662,6 +686,10 @@ def test_stages_number_the_generations_and_seed_each_as_if_run_alone():
     assert [(s.first, s.last) for s in ex.stages(shorter)] == [(1, 2)] and ex.stage_of(shorter, 1) == first
     plain = ex.make_exit_config({"generations": 4, "worlds": 2}, "test")
     assert [(s.first, s.last, s.worlds, s.seed) for s in ex.stages(plain)] == [(1, 4, 2, 0)]
+    # a stage may weigh the bids apart (here: keep them), the others take the top-level bid_weight
+    values = {"target": "values", "fold": True, "bid_weight": 8.0,
+              "stages": [{"generations": 1}, {"generations": 1, "bid_weight": 0}]}
+    assert [s.bid_weight for s in ex.stages(ex.make_exit_config(values, "test"))] == [8.0, 0]
 
 
 def test_a_staged_run_does_in_one_command_what_one_run_per_stage_does(tmp_path):
@@ -695,6 +723,38 @@ def test_a_staged_run_does_in_one_command_what_one_run_per_stage_does(tmp_path):
 
     text = write_exit_card(run, tmp_path / "card", games=2, pimc="pimc:1", pimc_games=0, workers=1, seed=0)
     assert "`pimcnet:1` (generation 1), then `pimcnet:2` (generation 2)" in text and "| 2 | pimcnet:2 |" in text
+
+
+def test_a_stage_that_keeps_the_bids_fits_and_says_so(tmp_path):
+    """A stage's bid_weight reaches its generations' fits: with 0 the second generation keeps its start's
+    bids, and the card names each stage's weights."""
+    from pitch_cli import main
+    from train.model_card import write_exit_card
+
+    assert main(["exit", "--set", f"runs_dir={tmp_path}", "run_name=k", "variant=auction",
+                 "start=checkpoints/auction_base", "decisions=1000", "worlds=1", "worlds_from=dealt", "gate_games=4",
+                 "gate_min=0.0", "workers=1", "torch_threads=1", "epochs=30", "learning_rate=0.01", "target=values",
+                 "value_weight=50",
+                 "fold=true", "stages=[{generations: 1}, {generations: 1, bid_weight: 0}]"]) == 0
+    rules = pitch_env.rules("auction")
+    run = tmp_path / "k"
+    (first, card1), (second, card2) = (load_policy(run / f"gen_{k}" / "policy.safetensors", rules) for k in (1, 2))
+    assert card1["exit"]["config"]["bid_weight"] is None and card2["exit"]["config"]["bid_weight"] == 0
+    if not ex.Run(run).rows[0]["kept"]:  # the second generation starts from the best the first left
+        first = load_policy("checkpoints/auction_base", rules)[0]
+    part = np.load(run / "gen_2" / "part_0.npz")  # recorded by the second generation's start
+    x, mask = part["x"], part["mask"]
+    bids = x[:, Observer(rules).pieces["phase"].offset + BID] > 0.5
+    several = mask.sum(1) > 1
+    assert (bids & several).sum() >= 50 and (~bids & several).sum() >= 50
+    pick = lambda p: np.where(mask, p.logits(x.copy()), -np.inf).argmax(1)  # noqa: E731
+    same = pick(second) == pick(first)
+    assert same[bids & several].mean() > 0.9  # at the top-level weight, 50, about 64% of these bids change
+    assert same[~bids & several].mean() < 0.8  # while the values move the card play
+    text = write_exit_card(run, tmp_path / "card", games=2, pimc="pimc:1", pimc_games=0, workers=1, seed=0)
+    assert ("adding them ×50 at every decision (generation 1); ×50 at every decision but the bids (generation 2)"
+            in text)
+    assert "bids, whose choices stay the best's (`bid_weight: 0`) (generation 2)" in text
 
 
 CONFIGS_DIR = Path(__file__).resolve().parent.parent / "configs"

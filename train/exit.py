@@ -23,8 +23,8 @@ One generation:
    agents/tournament.py); it becomes the best only if it wins more than ``gate_min`` of them.
 
 A recipe may change its teacher on the way: ``stages`` is a list of runs of generations, each
-naming its ``generations`` and any of ``worlds``, ``decisions`` and ``seed`` that differ from the
-top-level keys; each stage starts from the best of the one before, and its fits replay only its own
+naming its ``generations`` and any of ``worlds``, ``decisions``, ``seed`` and ``bid_weight`` that differ
+from the top-level keys; each stage starts from the best of the one before, and its fits replay only its own
 generations (an earlier stage's labels come from another teacher). A stage's generations are seeded
 as the same config run alone from that best would seed them, so ``stages`` in one command does what
 one config per stage did in as many commands.
@@ -61,8 +61,8 @@ from pitch_env.engine import PLAY
 from pitch_env.files import atomic_write, check_writable_above
 
 from .config import check_run_name, new_run_dir, plain_name
-from .typed_config import (ConfigError, GameKeys, build, check_range, hints_of, load, number_type, parse_override,
-                           range_of, ranged, short)
+from .typed_config import (ConfigError, GameKeys, build, check_range, hints_of, is_of_type, load, number_type,
+                           parse_override, range_of, ranged, short)
 from .runfiles import (Array, ResumeError, check_fields, kind_of, read_json, read_npz, regular_file, remove_debris,
                        sha256_of)
 from .stop import Interrupted
@@ -100,13 +100,13 @@ class ExitConfig(GameKeys):
     workers: int = ranged(2, 1, 64)  # recording and gate processes
     torch_threads: int = ranged(2, 1, 256)  # threads of the fit (each recording worker runs torch at one thread)
     seed: int = ranged(0, 0, 2**62)
-    stages: list[dict[str, int]] = field(default_factory=list)  # [{generations: 5, worlds: 8}, {generations: 2, worlds: 16}]
+    stages: list[dict[str, int | float]] = field(default_factory=list)  # [{generations: 5, worlds: 8}, {generations: 2, worlds: 16}]
     run_name: str = ""  # folder under runs_dir; empty: the config file's name
     runs_dir: str = "runs"
 
 
 FIELDS = {f.name: f for f in fields(ExitConfig)}
-STAGE_KEYS = ("generations", "worlds", "decisions", "seed")  # what a stage may set
+STAGE_KEYS = ("generations", "worlds", "decisions", "seed", "bid_weight")  # what a stage may set
 DRAWING_KEYS = ("read_bids", "switch_z")  # how a searching teacher draws and weighs its worlds: not with worlds_from: dealt
 
 
@@ -117,6 +117,7 @@ class Stage:
     worlds: int
     decisions: int
     seed: int
+    bid_weight: float | None = None
 
     def local(self, generation: int) -> int:
         """The generation's number within the stage (1 for its first): what seeds its parts, fit and gate."""
@@ -131,7 +132,7 @@ def stages(cfg: ExitConfig) -> list[Stage]:
     for n, e in enumerate(entries):
         last = first + e["generations"] - 1 if n + 1 < len(entries) else max(cfg.generations, first)
         out.append(Stage(first, last, e.get("worlds", cfg.worlds), e.get("decisions", cfg.decisions),
-                         e.get("seed", cfg.seed)))
+                         e.get("seed", cfg.seed), e.get("bid_weight", cfg.bid_weight)))
         first = last + 1
     return [s for s in out if s.first <= cfg.generations]
 
@@ -172,7 +173,7 @@ def make_exit_config(values: dict, source: str) -> ExitConfig:
     if cfg.fold and cfg.target != "values":
         raise ConfigError(f"key 'fold' in {source} is true, which fits the fused candidate of target: values back into "
                           f"the best's size: set target: values, or fold: false")
-    if cfg.bid_weight is not None and not cfg.fold:
+    if (cfg.bid_weight is not None or any("bid_weight" in e for e in cfg.stages)) and not cfg.fold:
         raise ConfigError(f"key 'bid_weight' in {source} weighs the values at the bids apart from the other decisions, "
                           f"which only the fold can carry (one fused network has one weight): set target: values and "
                           f"fold: true, or remove it")
@@ -259,7 +260,10 @@ def _check_stages(entries: list, source: str) -> None:
             raise ConfigError(f"{where} sets {short(wrong or sorted(entry))}; a stage sets 'generations' and any of "
                               f"{', '.join(STAGE_KEYS[1:])}")
         for key, v in entry.items():
-            check_range(key, v, range_of(FIELDS[key]), f"of {where}", number_type(hints_of(ExitConfig)[key]) is int)
+            whole = number_type(hints_of(ExitConfig)[key]) is int
+            if whole and not is_of_type(v, int):
+                raise ConfigError(f"key {key!r} of {where} is {short(v)}: {range_of(FIELDS[key]).fix(True)}")
+            check_range(key, v, range_of(FIELDS[key]), f"of {where}", whole)
 
 
 def load_exit_config(path, overrides: list[str] = ()) -> ExitConfig:
@@ -1057,7 +1061,8 @@ def run_exit(cfg: ExitConfig, run_dir: Path, show: bool = True, stop=None, resum
         t0 = time.perf_counter()
         stage = stage_of(cfg, k)
         local = stage.local(k)
-        scfg = replace(cfg, worlds=stage.worlds, decisions=stage.decisions, seed=stage.seed)  # what this stage runs
+        scfg = replace(cfg, worlds=stage.worlds, decisions=stage.decisions, seed=stage.seed,
+                       bid_weight=stage.bid_weight)  # what this stage runs
         _, card = load_policy(run.best, rules)
         gdir = run.gen_dir(k)
         gdir.mkdir(parents=True, exist_ok=True)
@@ -1087,13 +1092,13 @@ def run_exit(cfg: ExitConfig, run_dir: Path, show: bool = True, stop=None, resum
         paths, current, fit_seed = fit_parts(cfg, run, k)
         fit_t0 = time.perf_counter()
         with _pool(1) as pool:
-            cand, stats = pool.apply(_fit_task, (asdict(cfg), str(run.best), [str(p) for p in paths], current,
+            cand, stats = pool.apply(_fit_task, (asdict(scfg), str(run.best), [str(p) for p in paths], current,
                                                  fit_seed))
         fit_s = time.perf_counter() - fit_t0
         steps = int(card.get("training_steps", 0)) + stats["fitted"]
         cand_path = gdir / WEIGHTS_FILE
         save_policy(cand_path, cand, dict(card, network={"shape": cand.shape, "activation": cand.activation},
-                                          training_steps=steps, exit={"generation": k, "config": asdict(cfg)}))
+                                          training_steps=steps, exit={"generation": k, "config": asdict(scfg)}))
         if cfg.worlds_from == "dealt":  # no search: the recorded action is the best's own
             said = f"the candidate keeps the best's choice in {100 * stats['held_out_accuracy']:.1f}% (held out)"
         else:
