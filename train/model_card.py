@@ -279,14 +279,12 @@ def write_exit_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: in
                 f"train/game_value.py), not by the hand's points")
     kept = sum(1 for r in rows_g if r["kept"])
     runs = stages(cfg)
-    teachers = ", then ".join(f"`{teacher_name(cfg, s.worlds)}`" + (f" (generations {s.first}–{s.last})"
-                                                                     if s.last > s.first else f" (generation {s.first})")
-                              for s in runs)
+    teachers = ", then ".join(f"`{teacher_name(cfg, s.worlds)}` ({_generations(s)})" for s in runs)
     steps = " + ".join(f"{s.last - s.first + 1} generation{'s' if s.last > s.first else ''} "
                        f"`{teacher_name(cfg, s.worlds)}`" for s in runs)
     if cfg.target == "values":
         whose = "its own action values in the cards dealt" if dealt else "the search's action values"
-        short_weights = _per_stage(runs, lambda b: f"×{cfg.value_weight:g}" + _at_bids(cfg.value_weight, b, short=True))
+        short_weights = _per_stage(runs, lambda b: _at_bids(cfg.value_weight, b, short=True))
         steps += (f", {'each ' if n > 1 else ''}fitting {whose} and adding them {short_weights} "
                   f"(`target: values`{', `fold: true`' if cfg.fold else ''})")
     if cfg.start_train:  # generation 0 trained by the same command, in RUN/start/
@@ -325,7 +323,7 @@ def write_exit_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: in
                   "the decisions of this generation" + (f" and the {cfg.replay - 1} before it in its stage"
                                                          if cfg.replay > 1 else "") + "), its hidden layers "
                   f"started from the best's, and adds {cfg.value_weight:g} times its values to the best's logits "
-                  + _per_stage(runs, lambda b: _at_bids(cfg.value_weight, b, short=False).strip()) + " "
+                  + _per_stage(runs, lambda b: _at_bids(cfg.value_weight, b, short=False)) + " "
                   + ("(one fused network, twice as wide, then fitted back into a network of the best's size on the "
                      "same decisions: `fold: true`)" if cfg.fold else "(one fused network, twice as wide)"))
         after = (" The held-out columns are measured on the 5% of the decisions held out of the fits: how often "
@@ -351,14 +349,20 @@ Each generation records `decisions` {recorded}, {fitted}, and plays the candidat
 
 
 def _at_bids(value_weight: float, bid_weight: float | None, short: bool) -> str:
-    """Where an expert-iteration generation adds its values, for a card: at every decision, or at the bids
-    with their own weight (``bid_weight``; 0: the bids are the best's own)."""
+    """Where an expert-iteration generation adds its values, for a card (``short``: the lineage's "×W ..."
+    form): at every decision, or at the bids with their own weight (``bid_weight``; 0: the best's bids)."""
+    times = f"×{value_weight:g} " if short else ""
     if bid_weight is None or bid_weight == value_weight:
-        return " at every decision"
+        return f"{times}at every decision"
     if bid_weight == 0:
-        return " at every decision but the bids" if short else ("at every decision but the bids, whose choices "
-                                                               "stay the best's (`bid_weight: 0`)")
-    return f", ×{bid_weight:g} at the bids" if short else f"({bid_weight:g} times at the bids: `bid_weight`)"
+        return f"{times}at every decision but the bids" + ("" if short else ", whose choices stay the best's "
+                                                                         "(`bid_weight: 0`)")
+    return f"×{value_weight:g}, ×{bid_weight:g} at the bids" if short else f"({bid_weight:g} times at the bids: `bid_weight`)"
+
+
+def _generations(stage) -> str:
+    """A stage's generations as a card names them: "generation 3" or "generations 3–5"."""
+    return f"generation {stage.first}" if stage.last == stage.first else f"generations {stage.first}–{stage.last}"
 
 
 def _per_stage(runs, phrase) -> str:
@@ -367,8 +371,7 @@ def _per_stage(runs, phrase) -> str:
     said = [phrase(s.bid_weight) for s in runs]
     if len(set(said)) == 1:
         return said[0]
-    return "; ".join(f"{p.strip()} (generation{'s' if s.last > s.first else ''} "
-                     f"{s.first}{f'–{s.last}' if s.last > s.first else ''})" for p, s in zip(said, runs))
+    return "; ".join(f"{p} ({_generations(s)})" for p, s in zip(said, runs))
 
 
 def main(argv=None) -> int:
