@@ -322,6 +322,12 @@ def _check_agents(cfg: TrainConfig, rules, source: str) -> None:
     specs = [("opponents", name) for name in cfg.opponents if name != "self"]
     specs += [("eval_opponents", s) for s in cfg.eval_opponents]
     specs += [(key, getattr(cfg, key)) for key in ("imitate", "imitate_against") if getattr(cfg, key)]
+    check_agent_specs(specs, rules, source)
+
+
+def check_agent_specs(specs: list[tuple[str, str]], rules, source: str) -> None:
+    """Each ``(key, spec)`` built once for ``rules`` (nothing is played), refused in one line naming the key
+    that holds it: a config's agents fail when it is read, not hours into a run."""
     if not specs:
         return
     import agents

@@ -20,7 +20,11 @@ One generation:
    is fitted back into one of the best's size (started from the best, cross-entropy to the fused
    network's policy on the same decisions), so the width and the thinking time stay the same.
 3. **gate**: the candidate plays the best on ``gate_games`` duplicate deals (the tournament tool,
-   agents/tournament.py); it becomes the best only if it wins more than ``gate_min`` of them.
+   agents/tournament.py); it becomes the best only if it wins more than ``gate_min`` of them. With a
+   ``gate_panel`` (other agents: ``heuristic``, ``pimc:12``…) the candidate and then the best also play
+   each of them on the same ``gate_panel_games`` deals, and a candidate that does significantly worse than
+   the best against any of them (``lost_ground``) is dropped: beating the best alone can mean learning to
+   exploit it (a generation's bids fitted to values measured against the best's own play did).
 
 A recipe may change its teacher on the way: ``stages`` is a list of runs of generations, each
 naming its ``generations`` and any of ``worlds``, ``decisions``, ``seed`` and ``bid_weight`` that differ
@@ -60,13 +64,15 @@ from pitch_policy import WEIGHTS_FILE, CheckpointError, PolicyMLP, load_policy, 
 from pitch_env.engine import PLAY
 from pitch_env.files import atomic_write, check_writable_above
 
-from .config import check_run_name, new_run_dir, plain_name
+from .config import check_agent_specs, check_run_name, new_run_dir, plain_name
 from .typed_config import (ConfigError, GameKeys, build, check_range, hints_of, is_of_type, load, number_type,
                            parse_override, range_of, ranged, short)
 from .runfiles import (Array, ResumeError, check_fields, kind_of, read_json, read_npz, regular_file, remove_debris,
                        sha256_of)
 from .stop import Interrupted
 
+MAX_PANEL = 8  # agents a gate_panel may name
+PANEL_Z = 1.96  # standard errors by which a candidate may not fall below the best against a panel agent
 PART = 1000  # decisions one recording task returns (a stop loses at most this much per worker)
 VALUE_CHUNK = 1000  # self-play games one task of the game value's plays (leaf: game)
 MAX_VALUE = 1000.0  # a recorded action value (a hand's outcome in points) beyond this is a damaged part
@@ -97,6 +103,8 @@ class ExitConfig(GameKeys):
     fold: bool = False  # with target values: the fused candidate fitted back into a network of the best's size (false: the candidate is the fused network, twice as wide each generation)
     gate_games: int = ranged(1000, 2, 10**6)  # duplicate-deal games, candidate vs best
     gate_min: float = ranged(0.5, 0.0, 1.0)  # the candidate's win rate must exceed this to become the best
+    gate_panel: list[str] = field(default_factory=list)  # agents the candidate must also do as well against as the best ([heuristic, pimc:12]); empty: the best alone
+    gate_panel_games: int = ranged(1000, 2, 10**6)  # duplicate-deal games against each panel agent, candidate and best each
     workers: int = ranged(2, 1, 64)  # recording and gate processes
     torch_threads: int = ranged(2, 1, 256)  # threads of the fit (each recording worker runs torch at one thread)
     seed: int = ranged(0, 0, 2**62)
@@ -192,6 +200,9 @@ def make_exit_config(values: dict, source: str) -> ExitConfig:
                 raise ConfigError(f"key {key!r} in {source} steers how worlds are drawn, and worlds_from: dealt draws "
                                   f"none (the cards dealt are the one world): remove it")
     rules = cfg.resolved_rules()
+    if len(cfg.gate_panel) > MAX_PANEL:
+        raise ConfigError(f"key 'gate_panel' in {source} names {len(cfg.gate_panel)} agents; at most {MAX_PANEL}")
+    check_agent_specs([("gate_panel", spec) for spec in cfg.gate_panel], rules, source)
     if cfg.start_train:
         start_train_config(cfg, source)
         return cfg
@@ -825,6 +836,7 @@ ROW_KEYS = {"generation": (int, 1, 1000), "worlds": (int, 1, 1000), "fitted": (i
             "kept": (bool, None, None), "record_s": _SECONDS, "fit_s": _SECONDS, "gate_s": _SECONDS,
             "wall_s": _SECONDS, "fold_agreement": _SHARE}
 OPTIONAL = ("worlds", "train_accuracy", "loss", "record_s", "fit_s", "gate_s", "fold_agreement")
+PANEL_KEYS = {"agent": (str, None, None), "games": (int, 2, 10**6), "candidate": _SHARE, "best": _SHARE}
 BEST_KEYS = {"generation": (int, 0, 1000), "sha256": (str, None, None), "bytes": (int, 1, MAX_POLICY_FILE)}
 SHA256 = re.compile(r"[0-9a-f]{64}")
 
@@ -838,6 +850,21 @@ def _replayed(cfg: ExitConfig, generation: int) -> range:
     """The generations whose decisions the fit of ``generation`` uses: itself and the ``replay - 1``
     before it, within its stage."""
     return range(max(stage_of(cfg, generation).first, generation - cfg.replay + 1), generation + 1)
+
+
+def lost_ground(result: dict) -> bool:
+    """Whether a candidate did significantly worse than the best against a panel agent: its win rate below
+    the best's by more than ``PANEL_Z`` standard errors of the difference of two rates over ``games`` games
+    each. The two played the same deals, whose shared luck a paired test would cancel; this test does not,
+    so it is the more lenient: it drops a candidate only for a loss the deals' luck cannot explain."""
+    c, b, n = result["candidate"], result["best"], result["games"]
+    return b - c > PANEL_Z * math.sqrt((c * (1 - c) + b * (1 - b)) / n)
+
+
+def kept_by(cfg: ExitConfig, win_rate: float, panel: list[dict]) -> bool:
+    """The gate's verdict: the candidate beat the best by more than ``gate_min`` and lost ground against no
+    agent of the panel (played only once it has beaten the best)."""
+    return win_rate > cfg.gate_min and not any(lost_ground(e) for e in panel)
 
 
 class Run:
@@ -865,7 +892,14 @@ class Run:
         if set(data) - {"format", "generations", "best", "recording_s"} or not isinstance(data.get("generations"), list):
             raise ResumeError(f"{where} does not hold this run's generations; restore it or start a new run")
         for k, row in enumerate(data["generations"]):
-            check_fields(row, ROW_KEYS, f"{where}, row {k + 1},", OPTIONAL)
+            check_fields({key: v for key, v in row.items() if key != "panel"} if isinstance(row, dict) else row,
+                         ROW_KEYS, f"{where}, row {k + 1},", OPTIONAL)
+            panel = row.get("panel", [])
+            if not isinstance(panel, list) or len(panel) > MAX_PANEL:
+                raise ResumeError(f"{where}, row {k + 1}: 'panel' is not the list of results the run writes; restore "
+                                  f"the file or start a new run")
+            for entry in panel:
+                check_fields(entry, PANEL_KEYS, f"{where}, row {k + 1}, a panel result,")
             if row["generation"] != k + 1:
                 raise ResumeError(f"{where}: row {k + 1} is of generation {row['generation']}; restore the file or "
                                   f"start a new run")
@@ -930,7 +964,9 @@ class Run:
             fitted = sum(_wanted(cfg, g) * PART for g in _replayed(cfg, k))
             wrong = [key for key, ok in (("decisions", r["decisions"] == _wanted(cfg, k) * PART),
                                          ("fitted", r["fitted"] == fitted),
-                                         ("kept", r["kept"] == (r["gate_win_rate"] > cfg.gate_min)),
+                                         ("kept", r["kept"] == kept_by(cfg, r["gate_win_rate"], r.get("panel", []))),
+                                         ("panel", [e["agent"] for e in r.get("panel", [])]
+                                          == (cfg.gate_panel if r["gate_win_rate"] > cfg.gate_min else [])),
                                          ("fold_agreement", ("fold_agreement" in r) == cfg.fold),
                                          ("worlds", r.get("worlds", stage_of(cfg, k).worlds) == stage_of(cfg, k).worlds))
                      if not ok]
@@ -1115,19 +1151,44 @@ def run_exit(cfg: ExitConfig, run_dir: Path, show: bool = True, stop=None, resum
                              games=cfg.gate_games, seed=_seed(scfg.seed, local, -2) % 2**31, workers=cfg.workers,
                              names=["candidate", "best"])
         me = res.stats[0]
-        kept = me.win_rate > cfg.gate_min
+        head_to_head = (f"generation {k}: candidate vs best {100 * me.win_rate:.1f}% [{100 * me.win_low:.1f}–"
+                        f"{100 * me.win_high:.1f}%] over {me.games} games")
+        panel = []
+        if cfg.gate_panel and me.win_rate > cfg.gate_min:
+            say(f"{head_to_head}; then against the panel:")
+            panel = gate_panel(cfg, rules, cand_path, run.best, _seed(scfg.seed, local, -3), say)
+        kept = kept_by(cfg, me.win_rate, panel)
         row = {"generation": k, "worlds": scfg.worlds, **stats,
                "gate_games": me.games, "gate_win_rate": me.win_rate, "gate_low": me.win_low, "gate_high": me.win_high,
                "kept": kept, "record_s": record_s, "fit_s": fit_s, "gate_s": time.perf_counter() - gate_t0,
-               "wall_s": earlier_s + time.perf_counter() - t0}
+               "wall_s": earlier_s + time.perf_counter() - t0, **({"panel": panel} if cfg.gate_panel else {})}
         if kept:
             run.record_best(k, cand_path)
         run.add(row)  # first the verdict and the best's hash, then the copy: a resume finishes a copy a kill interrupted
         if kept:
             atomic_write(run.best, lambda tmp: shutil.copyfile(cand_path, tmp))
-        say(f"generation {k}: candidate vs best {100 * me.win_rate:.1f}% [{100 * me.win_low:.1f}–"
-            f"{100 * me.win_high:.1f}%] over {me.games} games: {'kept' if kept else 'dropped'}")
+        say(f"generation {k}: {'kept' if kept else 'dropped'}" if panel else
+            f"{head_to_head}: {'kept' if kept else 'dropped'}")
     return run
+
+
+def gate_panel(cfg: ExitConfig, rules, candidate: Path, best: Path, seed: int, say) -> list[dict]:
+    """The candidate, then the best, against each agent of ``gate_panel`` on the same ``gate_panel_games``
+    duplicate deals: one result per agent (its spec, the games, each one's win rate)."""
+    from agents.tournament import run_tournament
+
+    out = []
+    for i, spec in enumerate(cfg.gate_panel):
+        rates = []
+        for who in (candidate, best):
+            res = run_tournament(rules, [f"checkpoint:{who}", spec], games=cfg.gate_panel_games,
+                                 seed=(seed + i) % 2**31, workers=cfg.workers, names=["network", "panel"])
+            rates.append(res.stats[0])
+        result = {"agent": spec, "games": rates[0].games, "candidate": rates[0].win_rate, "best": rates[1].win_rate}
+        out.append(result)
+        say(f"  against {spec}: candidate {100 * result['candidate']:.1f}%, best {100 * result['best']:.1f}% over "
+            f"{result['games']} games{': lost ground' if lost_ground(result) else ''}")
+    return out
 
 
 def generation_start(cfg: ExitConfig, run: Run, generation: int) -> Path:

@@ -238,7 +238,7 @@ def write_exit_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: in
                     config: str = "", previous: str = "", note: str = "", machine: str = "") -> str:
     """The card of an expert-iteration run (train/exit.py): the best policy, its strength, and what
     each generation measured. ``previous``: the agent it grew from, for a head-to-head row."""
-    from .exit import DRAWING_KEYS, START_RUN, Run, saved_config, stages, teacher_name
+    from .exit import DRAWING_KEYS, PANEL_Z, START_RUN, Run, saved_config, stages, teacher_name
 
     run, dest = Path(run), Path(dest)
     saved, cfg = saved_config(run)
@@ -254,7 +254,9 @@ def write_exit_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: in
             + ([] if dealt else ["search overrode the net"])
             + ["held-out: the candidate keeps the best's choice" if dealt else "held-out accuracy before → after"]
             + (["held-out: the folded network picks the fused one's action"] if cfg.fold else [])
-            + ["candidate vs best (games)", "95% Wilson", "kept", "wall time"])
+            + ["candidate vs best (games)", "95% Wilson"]
+            + (["against the panel: candidate / best (games)"] if cfg.gate_panel else [])
+            + ["kept", "wall time"])
     gen_table = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows_g:
         worlds = r.get("worlds", cfg.worlds)  # rows of runs from before stages do not say; they had one stage
@@ -264,8 +266,9 @@ def write_exit_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: in
                     f"{100 * r['held_out_accuracy_before']:.1f}% → {100 * r['held_out_accuracy']:.1f}%"]
                  + ([f"{100 * r['fold_agreement']:.1f}%"] if cfg.fold else [])  # Run.check: every row has it
                  + [f"{100 * r['gate_win_rate']:.1f}% ({r['gate_games']})",
-                    f"{100 * r['gate_low']:.1f}–{100 * r['gate_high']:.1f}%", "yes" if r["kept"] else "no",
-                    f"{r['wall_s'] / 60:.1f} min"])
+                    f"{100 * r['gate_low']:.1f}–{100 * r['gate_high']:.1f}%"]
+                 + ([_panel_cell(r.get("panel", []))] if cfg.gate_panel else [])
+                 + ["yes" if r["kept"] else "no", f"{r['wall_s'] / 60:.1f} min"])
         gen_table.append("| " + " | ".join(cells) + " |")
     wall, n = sum(r["wall_s"] for r in rows_g), len(rows_g)
     leaf = ""
@@ -332,10 +335,14 @@ def write_exit_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: in
                  "chose") + (", and how often the folded network picks the fused network's." if cfg.fold else ".")
     recorded = ("decisions of the best's self-play, every legal action of each played out by the best in the cards "
                 "the game really dealt" if dealt else "searched decisions")
+    panel = ("" if not cfg.gate_panel else
+             f", and only if against none of {', '.join(f'`{a}`' for a in cfg.gate_panel)} (`gate_panel`, each "
+             f"played by the candidate and the best on the same {cfg.gate_panel_games} duplicate deals once the "
+             f"candidate has beaten the best) it wins less than the best by more than {PANEL_Z:g} standard errors")
     extra = f"""## Generations
 
 Each generation records `decisions` {recorded}, {fitted}, and plays the candidate against the best on
-{cfg.gate_games} duplicate deals; it becomes the best only above {100 * cfg.gate_min:.0f}%.{after}
+{cfg.gate_games} duplicate deals; it becomes the best only above {100 * cfg.gate_min:.0f}%{panel}.{after}
 
 {chr(10).join(gen_table)}
 {chr(10) + note + chr(10) if note else ""}"""
@@ -358,6 +365,15 @@ def _at_bids(value_weight: float, bid_weight: float | None, short: bool) -> str:
         return f"{times}at every decision but the bids" + ("" if short else ", whose choices stay the best's "
                                                                          "(`bid_weight: 0`)")
     return f"×{value_weight:g}, ×{bid_weight:g} at the bids" if short else f"({bid_weight:g} times at the bids: `bid_weight`)"
+
+
+def _panel_cell(panel: list[dict]) -> str:
+    """A generation's results against the gate's panel: each agent's, the candidate's and the best's win
+    rates, marked where the candidate lost ground (empty: the panel was not played)."""
+    from .exit import lost_ground
+
+    return "; ".join(f"`{e['agent']}` {100 * e['candidate']:.1f}% / {100 * e['best']:.1f}% ({e['games']})"
+                     + (" lost ground" if lost_ground(e) else "") for e in panel) or "not played"
 
 
 def _generations(stage) -> str:
