@@ -25,6 +25,13 @@ def wilson(wins: int, n: int, z: float = Z95) -> tuple[float, float]:
     return max(0.0, center - half), min(1.0, center + half)
 
 
+def below(rate: float, other: float, n: int, z: float = Z95) -> bool:
+    """Whether win rate ``rate`` is below ``other`` (each over ``n`` games) by more than ``z`` standard errors
+    of their difference, the two taken as independent. Rates measured on the same deals share their luck,
+    which a paired test would cancel; this one does not, so on such rates it is lenient, never strict."""
+    return other - rate > z * math.sqrt((rate * (1 - rate) + other * (1 - other)) / n)
+
+
 @dataclass(frozen=True)
 class Rating:
     name: str

@@ -72,7 +72,6 @@ from .runfiles import (Array, ResumeError, check_fields, kind_of, read_json, rea
 from .stop import Interrupted
 
 MAX_PANEL = 8  # agents a gate_panel may name
-PANEL_Z = 1.96  # standard errors by which a candidate may not fall below the best against a panel agent
 PART = 1000  # decisions one recording task returns (a stop loses at most this much per worker)
 VALUE_CHUNK = 1000  # self-play games one task of the game value's plays (leaf: game)
 MAX_VALUE = 1000.0  # a recorded action value (a hand's outcome in points) beyond this is a damaged part
@@ -853,12 +852,11 @@ def _replayed(cfg: ExitConfig, generation: int) -> range:
 
 
 def lost_ground(result: dict) -> bool:
-    """Whether a candidate did significantly worse than the best against a panel agent: its win rate below
-    the best's by more than ``PANEL_Z`` standard errors of the difference of two rates over ``games`` games
-    each. The two played the same deals, whose shared luck a paired test would cancel; this test does not,
-    so it is the more lenient: it drops a candidate only for a loss the deals' luck cannot explain."""
-    c, b, n = result["candidate"], result["best"], result["games"]
-    return b - c > PANEL_Z * math.sqrt((c * (1 - c) + b * (1 - b)) / n)
+    """Whether a candidate did significantly worse than the best against a panel agent (one result of
+    ``play_panel``): its win rate below the best's by more than 1.96 standard errors (agents/stats.py)."""
+    from agents.stats import below
+
+    return below(result["candidate"], result["best"], result["games"])
 
 
 def kept_by(cfg: ExitConfig, win_rate: float, panel: list[dict]) -> bool:
@@ -1156,7 +1154,7 @@ def run_exit(cfg: ExitConfig, run_dir: Path, show: bool = True, stop=None, resum
         panel = []
         if cfg.gate_panel and me.win_rate > cfg.gate_min:
             say(f"{head_to_head}; then against the panel:")
-            panel = gate_panel(cfg, rules, cand_path, run.best, _seed(scfg.seed, local, -3), say)
+            panel = play_panel(cfg, rules, cand_path, run.best, _seed(scfg.seed, local, -3), say)
         kept = kept_by(cfg, me.win_rate, panel)
         row = {"generation": k, "worlds": scfg.worlds, **stats,
                "gate_games": me.games, "gate_win_rate": me.win_rate, "gate_low": me.win_low, "gate_high": me.win_high,
@@ -1172,19 +1170,17 @@ def run_exit(cfg: ExitConfig, run_dir: Path, show: bool = True, stop=None, resum
     return run
 
 
-def gate_panel(cfg: ExitConfig, rules, candidate: Path, best: Path, seed: int, say) -> list[dict]:
+def play_panel(cfg: ExitConfig, rules, candidate: Path, best: Path, seed: int, say) -> list[dict]:
     """The candidate, then the best, against each agent of ``gate_panel`` on the same ``gate_panel_games``
     duplicate deals: one result per agent (its spec, the games, each one's win rate)."""
     from agents.tournament import run_tournament
 
     out = []
     for i, spec in enumerate(cfg.gate_panel):
-        rates = []
-        for who in (candidate, best):
-            res = run_tournament(rules, [f"checkpoint:{who}", spec], games=cfg.gate_panel_games,
-                                 seed=(seed + i) % 2**31, workers=cfg.workers, names=["network", "panel"])
-            rates.append(res.stats[0])
-        result = {"agent": spec, "games": rates[0].games, "candidate": rates[0].win_rate, "best": rates[1].win_rate}
+        mine, best_s = (run_tournament(rules, [f"checkpoint:{who}", spec], games=cfg.gate_panel_games,
+                                       seed=(seed + i) % 2**31, workers=cfg.workers,
+                                       names=["network", "panel"]).stats[0] for who in (candidate, best))
+        result = {"agent": spec, "games": mine.games, "candidate": mine.win_rate, "best": best_s.win_rate}
         out.append(result)
         say(f"  against {spec}: candidate {100 * result['candidate']:.1f}%, best {100 * result['best']:.1f}% over "
             f"{result['games']} games{': lost ground' if lost_ground(result) else ''}")

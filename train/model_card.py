@@ -238,7 +238,7 @@ def write_exit_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: in
                     config: str = "", previous: str = "", note: str = "", machine: str = "") -> str:
     """The card of an expert-iteration run (train/exit.py): the best policy, its strength, and what
     each generation measured. ``previous``: the agent it grew from, for a head-to-head row."""
-    from .exit import DRAWING_KEYS, PANEL_Z, START_RUN, Run, saved_config, stages, teacher_name
+    from .exit import DRAWING_KEYS, START_RUN, Run, saved_config, stages, teacher_name
 
     run, dest = Path(run), Path(dest)
     saved, cfg = saved_config(run)
@@ -335,10 +335,12 @@ def write_exit_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: in
                  "chose") + (", and how often the folded network picks the fused network's." if cfg.fold else ".")
     recorded = ("decisions of the best's self-play, every legal action of each played out by the best in the cards "
                 "the game really dealt" if dealt else "searched decisions")
+    from agents.stats import Z95
+
     panel = ("" if not cfg.gate_panel else
              f", and only if against none of {', '.join(f'`{a}`' for a in cfg.gate_panel)} (`gate_panel`, each "
              f"played by the candidate and the best on the same {cfg.gate_panel_games} duplicate deals once the "
-             f"candidate has beaten the best) it wins less than the best by more than {PANEL_Z:g} standard errors")
+             f"candidate has beaten the best) it wins less than the best by more than {Z95:.2f} standard errors")
     extra = f"""## Generations
 
 Each generation records `decisions` {recorded}, {fitted}, and plays the candidate against the best on
