@@ -1,4 +1,5 @@
-"""Statistics for strength claims: Wilson score intervals for win rates, OpenSkill ratings.
+"""Statistics for strength claims: Wilson score intervals for win rates, whether one rate is below another,
+OpenSkill ratings.
 
 Pure functions of counts and game outcomes, so they can be checked against known values.
 """

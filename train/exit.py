@@ -59,6 +59,7 @@ from typing import Literal
 import numpy as np
 
 from agents.pimc import SWITCH_Z
+from agents.stats import below
 from agents.workers import WorkerDied
 from pitch_policy import WEIGHTS_FILE, CheckpointError, PolicyMLP, load_policy, save_policy
 from pitch_env.engine import PLAY
@@ -853,9 +854,8 @@ def _replayed(cfg: ExitConfig, generation: int) -> range:
 
 def lost_ground(result: dict) -> bool:
     """Whether a candidate did significantly worse than the best against a panel agent (one result of
-    ``play_panel``): its win rate below the best's by more than 1.96 standard errors (agents/stats.py)."""
-    from agents.stats import below
-
+    ``play_panel``): its win rate below the best's by more than the 95% normal quantile of standard errors
+    (agents/stats.py ``below``)."""
     return below(result["candidate"], result["best"], result["games"])
 
 

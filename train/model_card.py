@@ -15,6 +15,7 @@ import sys
 import time
 from pathlib import Path
 
+from agents.stats import Z95
 from pitch_policy import WEIGHTS_FILE, CheckpointError, load_policy
 from pitch_env.files import atomic_write
 
@@ -335,8 +336,6 @@ def write_exit_card(run: Path, dest: Path, games: int, pimc: str, pimc_games: in
                  "chose") + (", and how often the folded network picks the fused network's." if cfg.fold else ".")
     recorded = ("decisions of the best's self-play, every legal action of each played out by the best in the cards "
                 "the game really dealt" if dealt else "searched decisions")
-    from agents.stats import Z95
-
     panel = ("" if not cfg.gate_panel else
              f", and only if against none of {', '.join(f'`{a}`' for a in cfg.gate_panel)} (`gate_panel`, each "
              f"played by the candidate and the best on the same {cfg.gate_panel_games} duplicate deals once the "
