@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 
 from pitch_env.cards import cards_in, mask_of, trump_table
-from pitch_env.engine import BID, DECLARE, PLAY
+from pitch_env.engine import BID, DECLARE, PLAY, shown_voids
 from pitch_env.infostate import InfoState
 from pitch_env.scoring import SHOOT
 
@@ -38,12 +38,10 @@ def void_masks(v: InfoState) -> list[int]:
             out[seat] = ~table.trump_mask & ((1 << rules.deck) - 1)
         return out
     tricks = [plays for _, plays, _ in v.tricks] + ([v.trick] if v.trick else [])
-    for plays in tricks:
-        led = table.suit[plays[0][1]]
-        for seat, card in plays[1:]:
-            suit = table.suit[card]
-            if suit != led and not table.strength[card]:
-                out[seat] |= table.suit_masks[led]
+    for seat, suits in enumerate(shown_voids(rules, v.trump, tricks)):
+        for suit in range(4):
+            if suits >> suit & 1:
+                out[seat] |= table.suit_masks[suit]
     return out
 
 

@@ -58,6 +58,29 @@ def trick_keys(table) -> tuple[tuple[int, ...], ...]:
     )
 
 
+def shows_void(table, led: int, card: int) -> bool:
+    """Whether playing ``card`` to a trick whose led suit is ``led`` shows, under
+    ``follow="follow_or_trump"``, that the player holds none of that suit: it neither followed nor trumped."""
+    return table.suit[card] != led and not table.strength[card]
+
+
+def shown_voids(rules: Rules, trump: int | None, tricks) -> list[int]:
+    """Per seat, the suits it has shown it holds none of this hand (bit ``s`` = suit ``s``, C D H S; the
+    trump suit's bit stands for every trump, off-jack and jokers included). Only the follow-suit rule
+    (``follow="follow_or_trump"``) makes play show anything; ``tricks``: each trick's plays
+    ``((seat, card), …)``, leader first, the trick in progress included."""
+    out = [0] * rules.num_players
+    if trump is None or rules.follow != "follow_or_trump":
+        return out
+    table = trump_table(trump, rules.deck, rules.off_jack)
+    for plays in tricks:
+        led = table.suit[plays[0][1]]
+        for seat, card in plays[1:]:
+            if shows_void(table, led, card):
+                out[seat] |= 1 << led
+    return out
+
+
 def first_dealer(rules: Rules, seed: int) -> int:
     """The seat that deals the first hand of the game with this seed (``first_dealer="random"`` draws it)."""
     fd = rules.first_dealer

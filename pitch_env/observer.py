@@ -18,11 +18,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from .cards import GAME_POINTS, cards_in, trump_table
-from .engine import BID, OVER, PHASES, PLAY, Game
+from .engine import BID, OVER, PHASES, PLAY, Game, shown_voids, shows_void
 from .infostate import InfoState
 from .scoring import SHOOT, game_points, points_captured
 
-LAYOUT_VERSION = 1  # bump when pieces change: trained policies record the version they saw
+LAYOUT_VERSION = 2  # bump when pieces change: trained policies record the version they saw
+# Version 1 lacked the last piece, ``voids``: a version-1 policy reads version 2 through zero weights on
+# it (pitch_policy/file.py ``load_policy``), so it plays exactly as it was trained.
+LAYOUT_V1_TAIL = ("voids",)
 TOTAL_GAME_POINTS = 80  # A K Q J T of four suits: 4 × (4+3+2+1+10)
 
 
@@ -65,6 +68,10 @@ _STOCK_PIECES = (
     ("stock_to", "seat", "", "who took the rest of the stock, relative seat"),
     ("draw_counts", "seat", "", "cards each relative seat drew, / deck size"),
 )
+_LAST_PIECES = (
+    ("voids", "seat", "4", "suits each relative seat has shown it holds none of this hand (it neither followed "
+     "the suit led nor trumped; follow-suit rules only), C D H S, the trump suit standing for every trump"),
+)
 
 
 class Observer:
@@ -76,7 +83,7 @@ class Observer:
         bid_values = [0, *r.numeric_bids] + ([SHOOT] if r.shoot != "none" else [])
         self.bid_slot = {b: i for i, b in enumerate(bid_values)}
         width = {"C": r.deck, "P": len(PHASES), "B": len(bid_values), "4": 4, "1": 1, "": 1}
-        specs = _PIECES + (_STOCK_PIECES if r.uses_stock else ())
+        specs = _PIECES + (_STOCK_PIECES if r.uses_stock else ()) + _LAST_PIECES
         self.pieces, self.table_offsets = {}, {}
         obs_off = table_off = 0
         gathers = []  # per piece: function (viewer) -> table indices
@@ -91,6 +98,7 @@ class Observer:
             obs_off += rows_obs * w
             table_off += rows_table * w
         self.size, self.table_size = obs_off, table_off
+        self.v1_size = min(self.pieces[name].offset for name in LAYOUT_V1_TAIL)  # what layout version 1 read
         index = np.empty((n, self.size), np.int64)
         for v in range(n):
             cols = []
@@ -175,6 +183,10 @@ class Observer:
             ones += [o["trick"] + p * c + card for p, card in s.trick]
         for p, played in enumerate(s.played_by):
             ones += [o["played"] + p * c + card for card in cards_in(played)]
+        if r.follow == "follow_or_trump" and s.trump is not None:
+            tricks = [plays for _, plays, _ in s.tricks] + ([s.trick] if s.trick else [])
+            for p, suits in enumerate(shown_voids(r, s.trump, tricks)):
+                ones += [o["voids"] + p * 4 + suit for suit in range(4) if suits >> suit & 1]
         if r.uses_stock:
             for p, count in enumerate(s.draw_counts):
                 table[o["draw_counts"] + p] = count / c
@@ -209,7 +221,7 @@ class LiveTable:
 
     __slots__ = ("observer", "table", "_c", "_nb", "_n", "_inv_hand", "_mv", "_index", "_hand",
                  "_played", "_cards_left", "_trump", "_leader", "_trick", "_game_points", "_bids", "_current",
-                 "_phase", "_pitcher", "_contract")
+                 "_phase", "_pitcher", "_contract", "_voids", "_follow")
 
     def __init__(self, observer: Observer):
         self.observer = observer
@@ -221,8 +233,9 @@ class LiveTable:
         self._index = observer.index
         # offsets of the pieces touched on every move, as attributes: this runs at every step
         for name in ("hand", "played", "cards_left", "trump", "leader", "trick", "game_points", "bids", "current",
-                     "phase", "pitcher", "contract"):
+                     "phase", "pitcher", "contract", "voids"):
             setattr(self, "_" + name, o[name])
+        self._follow = r.follow == "follow_or_trump"  # only the follow-suit rule makes play show voids
 
     # A memoryview can be neither copied nor pickled (cloudpickle silently turns it into read-only
     # bytes): copies carry the table and make a fresh view of their own.
@@ -262,6 +275,11 @@ class LiveTable:
             t[self._played + seat * c + card] = 1.0
             t[self._cards_left + seat] = game.hands[seat].bit_count() * self._inv_hand
             t[self._trump + game.trump] = 1.0  # set by the pitch under trump_by=first_lead
+            if self._follow:
+                plays = game.trick or game.tricks[-1][1]
+                led = game.table.suit[plays[0][1]]
+                if plays[0][0] != seat and shows_void(game.table, led, card):
+                    t[self._voids + seat * 4 + led] = 1.0
             if game.trick:  # the trick goes on
                 if len(game.trick) == 1:
                     t[self._leader + seat] = 1.0

@@ -2,8 +2,8 @@
 
 Once trump is known it takes suit slot 0, the other suit of its colour slot 1 (the off-jack's suit in
 ten_point), the remaining two slots 2 and 3 in C D H S order; before that, suits are ordered by the
-seat's own holding (most cards, then highest card). Only the card-indexed pieces, the trump piece and
-the card/suit actions are permuted; the permutation is read from the observation itself, so an agent
+seat's own holding (most cards, then highest card). Only the card-indexed pieces, the suit-indexed ones (trump,
+voids) and the card/suit actions are permuted; the permutation is read from the observation itself, so an agent
 needs nothing but ``env.last()``. This cuts what the policy must learn by the 4! suit symmetry.
 """
 
@@ -37,6 +37,8 @@ class SuitCanonical:
                 piece = p[name]
                 assert piece.shape[-1] == rules.deck, f"piece {name} is not card-indexed"
                 card_rows += [piece.offset + i * rules.deck for i in range(piece.size // rules.deck)]
+        # offsets of every suit-indexed row of four: the trump piece and each seat's row of voids
+        suit_rows = [self._trump] + [p["voids"].offset + 4 * i for i in range(p["voids"].size // 4)]
         self._trump_first = {}
         for t in range(4):
             order = [t, SAME_COLOUR[t], *[s for s in range(4) if s not in (t, SAME_COLOUR[t])]]
@@ -47,7 +49,8 @@ class SuitCanonical:
             obs_src = np.arange(ob.size)
             for base in card_rows:
                 obs_src[base + card_new] = base + np.arange(rules.deck)
-            obs_src[self._trump + np.array(perm)] = self._trump + np.arange(4)
+            for base in suit_rows:
+                obs_src[base + np.array(perm)] = base + np.arange(4)
             act_src = np.arange(lay.size)
             for base in (lay.play_base, lay.discard_base):
                 if base >= 0:

@@ -238,7 +238,8 @@ def check_fits(card: dict, rules, observer_size: int, layout_version: int, actio
     extra = hint_size(hint, action_size)
     if obs["size"] != observer_size:
         raise CheckpointError(f"{where} expects observations of size {obs['size']}, but this game's are "
-                              f"{observer_size}")
+                              f"{observer_size} in observation layout version {layout_version}; "
+                              f"{INCONSISTENT if layout_version == obs['layout_version'] else 'retrain it'}")
     if card["network"]["shape"][0] != observer_size + extra:
         raise CheckpointError(f"{where}: its network reads {card['network']['shape'][0]} inputs, but the "
                               f"observation ({observer_size}) and its {hint!r} hint ({extra}) make "
@@ -249,15 +250,34 @@ def check_fits(card: dict, rules, observer_size: int, layout_version: int, actio
 
 
 def load_policy(path: str | Path, rules) -> tuple[PolicyMLP, dict]:
-    """The policy of a checkpoint, checked against ``rules`` and this observer/action layout."""
+    """The policy of a checkpoint, checked against ``rules`` and this observer/action layout. A policy of
+    observation layout version 1 comes back reading this version's observation: version 2 only added
+    pieces at the end (pitch_env/observer.py), which it reads with zero weights, so it plays as trained.
+    Its card then describes the policy as loaded (layout version 2, the wider first layer); ``read_policy``
+    gives the file's own."""
     from pitch_env.actions import ActionLayout
     from pitch_env.observer import LAYOUT_VERSION, Observer
 
     policy, card = read_policy(path)
     where = f"checkpoint {str(path)!r}"
-    check_fits(card, rules, Observer(rules).size, LAYOUT_VERSION, ActionLayout(rules).size, where)
+    ob = Observer(rules)
+    if card["observation"]["layout_version"] == 1:
+        check_fits(card, rules, ob.v1_size, 1, ActionLayout(rules).size, where)
+        policy = widened(policy, ob.v1_size, ob.size)
+        card = dict(card, observation=dict(card["observation"], layout_version=LAYOUT_VERSION, size=ob.size),
+                    network=dict(card["network"], shape=policy.shape))
+    else:
+        check_fits(card, rules, ob.size, LAYOUT_VERSION, ActionLayout(rules).size, where)
     policy.transform = make_transform(card["observation"].get("transform"), rules, where)
     return policy, card
+
+
+def widened(policy: PolicyMLP, old: int, new: int) -> PolicyMLP:
+    """``policy`` reading an observation that grew from ``old`` to ``new`` inputs at its end (before any
+    hint): zero weights on the new inputs, so every logit stays what it was."""
+    (w, b), rest = policy.layers[0], policy.layers[1:]
+    w = np.concatenate([w[:, :old], np.zeros((w.shape[0], new - old), np.float32), w[:, old:]], 1)
+    return PolicyMLP([(w, b), *rest], policy.activation, hint=policy.hint)
 
 
 def make_transform(name: str | None, rules, where: str = "config"):

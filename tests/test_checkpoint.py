@@ -61,9 +61,42 @@ def test_loading_for_other_rules_options_names_the_option(tmp_path):
         load_policy(path, pitch_env.rules("setback", target_score=21))
 
 
-def test_an_older_observation_layout_is_refused(tmp_path):
-    path = write_policy(tmp_path / "p.safetensors", layout_version=LAYOUT_VERSION - 1)
-    with pytest.raises(CheckpointError, match="observation layout version"):
+@pytest.mark.parametrize("version", [0, LAYOUT_VERSION + 1])
+def test_an_unknown_observation_layout_is_refused(tmp_path, version):
+    path = write_policy(tmp_path / "p.safetensors", layout_version=version)
+    with pytest.raises(CheckpointError, match=f"observation layout version {version}, but this pitch_env encodes"):
+        load_policy(path, pitch_env.rules("setback"))
+
+
+def test_a_layout_1_policy_reads_the_voids_with_zero_weights_and_plays_as_trained(tmp_path):
+    """Layout 2 added the ``voids`` piece at the observation's end: a layout-1 policy (trained without it)
+    loads, and its logits on any observation are its own on that observation's first pieces."""
+    rules = pitch_env.rules("auction")
+    ob, act = Observer(rules), ActionLayout(rules).size
+    rng = np.random.default_rng(0)
+    old = PolicyMLP([(rng.normal(size=(16, ob.v1_size)).astype(np.float32), rng.normal(size=16).astype(np.float32)),
+                     (rng.normal(size=(act, 16)).astype(np.float32), np.zeros(act, np.float32))], "relu")
+    path = tmp_path / "v1.safetensors"
+    save_policy(path, old, make_card(rules, old, 1, {}, ob.v1_size, 1, act))
+    policy, card = load_policy(path, rules)
+    assert read_policy(path)[1]["observation"]["layout_version"] == 1
+    assert card["observation"] == dict(card["observation"], layout_version=LAYOUT_VERSION, size=ob.size)
+    assert policy.shape == card["network"]["shape"] == [ob.size, 16, act]
+    save_policy(tmp_path / "again.safetensors", policy, card)  # what a run does with its start: it loads back
+    assert load_policy(tmp_path / "again.safetensors", rules)[0].shape == policy.shape
+    game = pitch_env.Game("auction", seed=5)
+    seen = 0
+    while not game.is_over:
+        x = ob.encode(game, game.current_seat)
+        seen += ob.views(x)["voids"].any()
+        assert np.allclose(policy.logits(x), old.logits(x[:ob.v1_size]), atol=1e-5)
+        game.apply(game.legal_actions()[0])
+    assert seen  # the piece the old policy ignores was set at some decisions
+
+
+def test_a_layout_1_file_of_the_wrong_size_names_the_layout(tmp_path):
+    path = write_policy(tmp_path / "p.safetensors", layout_version=1)  # written at layout 2's size
+    with pytest.raises(CheckpointError, match="layout version 1"):
         load_policy(path, pitch_env.rules("setback"))
 
 
@@ -318,7 +351,8 @@ def test_a_decision_that_does_not_fit_the_policy_is_refused_not_read_out_of_boun
     with pytest.raises(ValueError, match="reads the heuristic agent's choice"):  # not scored without it
         policy.greedy(obs, mask)
     policy.hint = "none"  # its first layer now has 57 inputs more than the relabelling reads
-    with pytest.raises(ValueError, match="reads 587 inputs, but its transform gives 530 and its hint"):
+    n_obs = Observer(rules).size
+    with pytest.raises(ValueError, match=f"reads {n_obs + 57} inputs, but its transform gives {n_obs} and its hint"):
         policy.greedy(obs, mask)
     policy.transform = None  # a policy that reads no hint has no row for one (the inputs shrink with it)
     obs = np.zeros(policy.shape[0], np.float32)

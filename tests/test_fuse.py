@@ -47,7 +47,7 @@ def test_the_fused_logits_are_the_weighted_sum_of_the_members_on_real_decisions(
     fused, _ = load_policy(tmp_path / "f.safetensors", rules)
     pa, _ = load_policy(a, rules)
     pb, _ = load_policy(b, rules)
-    assert fused.hint == "heuristic" and fused.shape == [530 + 57, 48, 32, 57]
+    assert fused.hint == "heuristic" and fused.shape == [Observer(rules).size + 57, 48, 32, 57]
     checked = 0
     for obs, mask, game in decisions(rules, 4, 3):
         hint = engine_hint(game)

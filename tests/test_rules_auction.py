@@ -124,6 +124,31 @@ def test_follow_or_trump_a_seat_holding_the_suit_led_follows_or_trumps():
     assert g.tricks[-1][2] == 0
 
 
+def test_the_observation_shows_each_void_a_seat_revealed_by_neither_following_nor_trumping():
+    """The voids piece: what the table reads off the tricks. Seat 3 shows out of hearts (trump) on the
+    pitch and of spades on the next lead; seat 0 trumps a spade while holding spades, which shows nothing."""
+    from pitch_env.observer import Observer
+
+    def voids(g, seat):  # by relative seat: the set of suits shown out
+        rows = Observer(g.rules).views(Observer(g.rules).encode(g, seat))["voids"]
+        return [{"CDHS"[u] for u in range(4) if row[u]} for row in rows]
+
+    g = game("auction", FOUR)
+    bids(g, "4")
+    tricks(g, "AH KH 7C 2H")
+    assert voids(g, 0) == [set(), set(), set(), {"H"}]  # seat 3 is seat 0's third on its left
+    act(g, "play 2S")
+    act(g, "play 6S")
+    act(g, "play TD")
+    assert voids(g, 1) == [set(), set(), {"H", "S"}, set()]  # shown at once, in the trick in progress
+    act(g, "play 3H")
+    assert voids(g, 3) == [{"H", "S"}, set(), set(), set()]  # its own row: every seat reads the same fact
+    other = game("setback", FOUR)  # no follow-suit rule: a card off the suit led shows nothing
+    bids(other, "4", "pass", "pass", "pass")
+    tricks(other, "AH KH 7C 2H")
+    assert voids(other, 0) == [set()] * 4
+
+
 # ======================================================================= §4.5 scoring
 # 3 players. Seat 1 pitches 2H, the only trump dealt; seats are void in each other's suits.
 GAME_PER_PLAYER = deal(

@@ -268,9 +268,9 @@ def test_a_results_file_played_by_other_weights_under_the_same_name_is_not_resum
     args = dict(games=2, seed=1, results=path)
     run_tournament("setback", [f"checkpoint:{policy}", "heuristic"], **args)
     run_tournament("setback", [f"checkpoint:{policy}", "heuristic"], resume=True, **args)  # the same weights
-    from pitch_policy import load_policy, save_policy
+    from pitch_policy import read_policy, save_policy
 
-    net, card = load_policy(policy, pitch_env.rules("setback"))
+    net, card = read_policy(policy)  # the file's own tensors and card
     save_policy(policy, net, dict(card, training_steps=card["training_steps"] + 1))  # another card, the same tensors
     run_tournament("setback", [f"checkpoint:{policy}", "heuristic"], resume=True, **args)
     shutil.copyfile("checkpoints/setback_base/policy.safetensors", policy)

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from agents.stats import Z95
-from pitch_policy import WEIGHTS_FILE, CheckpointError, load_policy
+from pitch_policy import WEIGHTS_FILE, CheckpointError, load_policy, read_policy
 from pitch_env.files import atomic_write
 
 from .config import load_config
@@ -165,7 +165,8 @@ def _ship(src: Path, rules, games: int, more: list[str], pimc: str, pimc_games: 
     games against random, heuristic and each of ``more``, ``pimc_games`` against ``pimc``. Returns its
     card, the table's rows and the seconds the games took. Nothing is written: ``install_checkpoint`` writes the
     checkpoint once its card is whole, so a failed or interrupted table leaves the folder as it was."""
-    _, card = load_policy(src, rules)
+    load_policy(src, rules)  # refuses a damaged file, or one for other rules or layouts
+    _, card = read_policy(src)  # the file's own card (load_policy's describes an older layout's policy as loaded)
     t0 = time.perf_counter()
     rows = compare(src, rules, ["random", "heuristic", *more], games, seed=seed, workers=workers)
     if _solo_field(rules):

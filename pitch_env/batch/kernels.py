@@ -28,7 +28,7 @@ PARAMS = (
     'shoot_dealer_double', 'stick_dealer', 'declare', 'follow_any', 'trumps_only', 'low_to_capturer',
     'made_scores_bid', 'pitcher_only', 'o_hand', 'o_phase', 'o_dealer', 'o_pitcher', 'o_current', 'o_bids',
     'o_contract', 'o_trump', 'o_leader', 'o_trick', 'o_played', 'o_points_won', 'o_game_points', 'o_scores',
-    'o_cards_left', 'o_hands_played', 'o_discards', 'o_draws', 'o_stock_to', 'o_draw_counts',
+    'o_cards_left', 'o_hands_played', 'o_discards', 'o_draws', 'o_stock_to', 'o_draw_counts', 'o_voids',
     't_side_of', 't_strength', 't_suit', 't_order', 't_keys', 't_card_points', 't_captured_points', 't_game_points',
     't_bid_of_action', 't_action_of_bid', 't_bid_slot', 't_scatter', 'table_size',
 )
@@ -40,7 +40,7 @@ PARAMS = (
     P_SHOOT_DEALER_DOUBLE, P_STICK_DEALER, P_DECLARE, P_FOLLOW_ANY, P_TRUMPS_ONLY, P_LOW_TO_CAPTURER,
     P_MADE_SCORES_BID, P_PITCHER_ONLY, P_O_HAND, P_O_PHASE, P_O_DEALER, P_O_PITCHER, P_O_CURRENT, P_O_BIDS,
     P_O_CONTRACT, P_O_TRUMP, P_O_LEADER, P_O_TRICK, P_O_PLAYED, P_O_POINTS_WON, P_O_GAME_POINTS, P_O_SCORES,
-    P_O_CARDS_LEFT, P_O_HANDS_PLAYED, P_O_DISCARDS, P_O_DRAWS, P_O_STOCK_TO, P_O_DRAW_COUNTS,
+    P_O_CARDS_LEFT, P_O_HANDS_PLAYED, P_O_DISCARDS, P_O_DRAWS, P_O_STOCK_TO, P_O_DRAW_COUNTS, P_O_VOIDS,
     P_T_SIDE_OF, P_T_STRENGTH, P_T_SUIT, P_T_ORDER, P_T_KEYS, P_T_CARD_POINTS, P_T_CAPTURED_POINTS, P_T_GAME_POINTS,
     P_T_BID_OF_ACTION, P_T_ACTION_OF_BID, P_T_BID_SLOT, P_T_SCATTER, P_TABLE_SIZE,
 ) = range(len(PARAMS))
@@ -59,7 +59,8 @@ GP = TCARD + MAX_SEATS  # game points in won tricks, by side
 PW = GP + MAX_SEATS  # points secured by captured cards, by side
 NDRAW = PW + MAX_SEATS  # cards drawn from the stock, by seat
 DECK = NDRAW + MAX_SEATS  # this hand's cards in dealing order: the hands, then the stock top first
-NI = DECK + MAX_CARDS
+VOIDS = DECK + MAX_CARDS  # suits each seat has shown it holds none of this hand (bit per suit), by seat
+NI = VOIDS + MAX_SEATS
 # ---- uint64 card masks of M, by seat
 HANDS, CAPT, INPLAY, PLAYEDBY, DISC, DRAWN = (k * MAX_SEATS for k in range(6))
 NM = 6 * MAX_SEATS
@@ -140,6 +141,7 @@ def _deal(g, I, M, T, U):
         M[g, DISC + s] = ZERO
         M[g, DRAWN + s] = ZERO
         I[g, NDRAW + s] = 0
+        I[g, VOIDS + s] = 0
     for s in range(p[P_SIDES]):
         I[g, GP + s] = 0
         I[g, PW + s] = 0
@@ -371,6 +373,11 @@ def _play(g, card, I, M, T, U):
     if I[g, TRUMP] < 0:  # trump_by=first_lead: the pitch sets trump
         I[g, TRUMP] = card // 13
     k = I[g, TLEN]
+    if k > 0 and not T[P_FOLLOW_ANY] and not T[P_TRUMPS_ONLY]:  # follow_or_trump: neither followed nor trumped
+        trump = I[g, TRUMP]
+        led = T[T[P_T_SUIT] + trump * MAX_CARDS + I[g, TCARD]]
+        if T[T[P_T_SUIT] + trump * MAX_CARDS + card] != led and T[T[P_T_STRENGTH] + trump * MAX_CARDS + card] == 0:
+            I[g, VOIDS + seat] |= 1 << led
     I[g, TSEAT + k] = seat
     I[g, TCARD + k] = card
     I[g, TLEN] = k + 1
@@ -595,6 +602,11 @@ def write_obs(g, I, M, T, U, obs):
             _put(obs, g, T, v, p[P_O_TRICK] + I[g, TSEAT + k] * c + I[g, TCARD + k], 1.0)
     for s in range(n):
         _put_cards(obs, g, T, v, p[P_O_PLAYED] + s * c, M[g, PLAYEDBY + s])
+    for s in range(n):
+        suits = I[g, VOIDS + s]
+        for u in range(4):
+            if suits >> u & 1:
+                _put(obs, g, T, v, p[P_O_VOIDS] + s * 4 + u, 1.0)
     if p[P_USES_STOCK]:
         for s in range(n):
             _put(obs, g, T, v, p[P_O_DRAW_COUNTS] + s, np.float32(I[g, NDRAW + s] / c))
