@@ -37,8 +37,7 @@ def void_masks(v: InfoState) -> list[int]:
         for seat in range(n):
             out[seat] = ~table.trump_mask & ((1 << rules.deck) - 1)
         return out
-    tricks = [plays for _, plays, _ in v.tricks] + ([v.trick] if v.trick else [])
-    for seat, suits in enumerate(shown_voids(rules, v.trump, tricks)):
+    for seat, suits in enumerate(shown_voids(v)):
         for suit in range(4):
             if suits >> suit & 1:
                 out[seat] |= table.suit_masks[suit]

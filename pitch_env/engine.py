@@ -64,16 +64,16 @@ def shows_void(table, led: int, card: int) -> bool:
     return table.suit[card] != led and not table.strength[card]
 
 
-def shown_voids(rules: Rules, trump: int | None, tricks) -> list[int]:
-    """Per seat, the suits it has shown it holds none of this hand (bit ``s`` = suit ``s``, C D H S; the
-    trump suit's bit stands for every trump, off-jack and jokers included). Only the follow-suit rule
-    (``follow="follow_or_trump"``) makes play show anything; ``tricks``: each trick's plays
-    ``((seat, card), …)``, leader first, the trick in progress included."""
+def shown_voids(v: InfoState) -> list[int]:
+    """Per seat, the suits it has shown it holds none of this hand, as any seat's InfoState ``v`` knows them
+    (bit ``s`` = suit ``s``, C D H S; the trump suit's bit stands for every trump, off-jack and jokers
+    included). Only the follow-suit rule (``follow="follow_or_trump"``) makes play show anything."""
+    rules = v.rules
     out = [0] * rules.num_players
-    if trump is None or rules.follow != "follow_or_trump":
+    if v.trump is None or rules.follow != "follow_or_trump":
         return out
-    table = trump_table(trump, rules.deck, rules.off_jack)
-    for plays in tricks:
+    table = trump_table(v.trump, rules.deck, rules.off_jack)
+    for plays in [plays for _, plays, _ in v.tricks] + ([v.trick] if v.trick else []):
         led = table.suit[plays[0][1]]
         for seat, card in plays[1:]:
             if shows_void(table, led, card):

@@ -25,7 +25,6 @@ from .scoring import SHOOT, game_points, points_captured
 LAYOUT_VERSION = 2  # bump when pieces change: trained policies record the version they saw
 # Version 1 lacked the last piece, ``voids``: a version-1 policy reads version 2 through zero weights on
 # it (pitch_policy/file.py ``load_policy``), so it plays exactly as it was trained.
-LAYOUT_V1_TAIL = ("voids",)
 TOTAL_GAME_POINTS = 80  # A K Q J T of four suits: 4 × (4+3+2+1+10)
 
 
@@ -98,7 +97,7 @@ class Observer:
             obs_off += rows_obs * w
             table_off += rows_table * w
         self.size, self.table_size = obs_off, table_off
-        self.v1_size = min(self.pieces[name].offset for name in LAYOUT_V1_TAIL)  # what layout version 1 read
+        self.v1_size = self.pieces["voids"].offset  # what layout version 1 read: everything before the voids
         index = np.empty((n, self.size), np.int64)
         for v in range(n):
             cols = []
@@ -183,10 +182,8 @@ class Observer:
             ones += [o["trick"] + p * c + card for p, card in s.trick]
         for p, played in enumerate(s.played_by):
             ones += [o["played"] + p * c + card for card in cards_in(played)]
-        if r.follow == "follow_or_trump" and s.trump is not None:
-            tricks = [plays for _, plays, _ in s.tricks] + ([s.trick] if s.trick else [])
-            for p, suits in enumerate(shown_voids(r, s.trump, tricks)):
-                ones += [o["voids"] + p * 4 + suit for suit in range(4) if suits >> suit & 1]
+        for p, suits in enumerate(shown_voids(s)):
+            ones += [o["voids"] + p * 4 + suit for suit in range(4) if suits >> suit & 1]
         if r.uses_stock:
             for p, count in enumerate(s.draw_counts):
                 table[o["draw_counts"] + p] = count / c

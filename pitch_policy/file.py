@@ -238,8 +238,7 @@ def check_fits(card: dict, rules, observer_size: int, layout_version: int, actio
     extra = hint_size(hint, action_size)
     if obs["size"] != observer_size:
         raise CheckpointError(f"{where} expects observations of size {obs['size']}, but this game's are "
-                              f"{observer_size} in observation layout version {layout_version}; "
-                              f"{INCONSISTENT if layout_version == obs['layout_version'] else 'retrain it'}")
+                              f"{observer_size} in observation layout version {layout_version}; {INCONSISTENT}")
     if card["network"]["shape"][0] != observer_size + extra:
         raise CheckpointError(f"{where}: its network reads {card['network']['shape'][0]} inputs, but the "
                               f"observation ({observer_size}) and its {hint!r} hint ({extra}) make "

@@ -264,3 +264,30 @@ def test_the_observation_is_the_encoding_of_the_seats_info_state_at_every_step(v
             if g.is_over:
                 break
             g.apply(rng.choice(g.legal_actions()))
+
+
+@pytest.mark.parametrize("variant,options", [("auction", {}), ("auction", {"num_players": 5}), ("setback", {})])
+def test_the_envs_move_by_move_table_equals_a_fresh_encoding_at_every_step(variant, options):
+    """LiveTable writes each bid and card play into the table instead of re-encoding it (the voids a play
+    shows included): after every move each seat's view equals a fresh encoding of its InfoState, the
+    voids exactly and the fractions up to float rounding; and auction's games do show voids."""
+    from pitch_env.observer import LiveTable, Observer
+
+    shown = 0
+    for seed in range(3):
+        g = Game(variant, seed=seed, **options)
+        observer = Observer(g.rules)
+        live = LiveTable(observer)
+        live.sync(g)
+        rng = random.Random(seed)
+        while not g.is_over:
+            seat, phase, hand = g.current_seat, g.phase, g.hand_number
+            action = rng.choice(g.legal_actions())
+            g.apply(action)
+            live.after(g, seat, action, phase, hand)
+            for s in range(g.rules.num_players):
+                got, want = live.observe(s), observer.encode_info(g.info_state(s))
+                assert np.allclose(got, want, atol=1e-6)
+                assert np.array_equal(observer.views(got)["voids"], observer.views(want)["voids"])
+            shown += bool(observer.views(live.observe(0))["voids"].any())
+    assert shown > 0 if g.rules.follow == "follow_or_trump" else shown == 0

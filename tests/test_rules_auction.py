@@ -130,7 +130,8 @@ def test_the_observation_shows_each_void_a_seat_revealed_by_neither_following_no
     from pitch_env.observer import Observer
 
     def voids(g, seat):  # by relative seat: the set of suits shown out
-        rows = Observer(g.rules).views(Observer(g.rules).encode(g, seat))["voids"]
+        ob = Observer(g.rules)
+        rows = ob.views(ob.encode(g, seat))["voids"]
         return [{"CDHS"[u] for u in range(4) if row[u]} for row in rows]
 
     g = game("auction", FOUR)
